@@ -1,0 +1,303 @@
+/**
+ * The one error family of the SDK. Every thrown error extends {@link PartnerOrdersError}; every
+ * answer of the service that is not a success becomes an {@link APIError} through
+ * {@link errorFromResponse}, the single factory (API document, "Errors").
+ */
+
+/** The code catalog of the API document ("Errors"), open to codes added within v1 (Versioning rule 2). */
+export type ProblemCode =
+  | "invalid_cursor"
+  | "invalid_site_id"
+  | "invalid_order_number"
+  | "invalid_product_id"
+  | "invalid_service_type"
+  | "updated_since_not_supported"
+  | "invalid_request"
+  | "invalid_submission_id"
+  | "invalid_quantity"
+  | "invalid_token"
+  | "insufficient_scope"
+  | "order_not_found"
+  | "product_not_found"
+  | "quote_product_not_found"
+  | "submission_not_found"
+  | "ordering_not_provisioned"
+  | "partner_order_id_reused"
+  | "quote_invalid"
+  | "rate_limit_exceeded"
+  | "internal_error"
+  | "service_unavailable"
+  | (string & {});
+
+/** An RFC 9457 problem document as the service sends it. Unknown members pass through. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  code: ProblemCode;
+  detail: string;
+  requestId: string;
+  [member: string]: unknown;
+}
+
+/** One broken rule of a request, found before anything was sent. */
+export interface Violation {
+  /** Where in the request, e.g. `lines[3].shipTo.email`; `""` for the request as a whole. */
+  path: string;
+  message: string;
+}
+
+/** Marks real instances so type guards work across two copies of the package (ky's habit). */
+const brand = Symbol.for("partner-orders.error");
+
+/** Base of every error the SDK throws. */
+export class PartnerOrdersError extends Error {
+  override name = "PartnerOrdersError";
+  declare readonly [brand]: true;
+}
+Object.defineProperty(PartnerOrdersError.prototype, brand, { value: true });
+
+interface APIErrorInit {
+  status: number;
+  method: string;
+  path: string;
+  headers: Headers;
+  problem?: Problem | undefined;
+  message?: string;
+}
+
+/** The service answered with an error status. `code` is the problem document's, when there is one. */
+export class APIError extends PartnerOrdersError {
+  override name = "APIError";
+  readonly status: number;
+  readonly code: ProblemCode | undefined;
+  readonly title: string | undefined;
+  readonly detail: string | undefined;
+  readonly requestId: string | undefined;
+  /** The problem document exactly as received, unknown members included. */
+  readonly problem: Problem | undefined;
+  readonly headers: Headers;
+  readonly method: string;
+  /** The request path, without query string. */
+  readonly path: string;
+
+  constructor(init: APIErrorInit) {
+    super(init.message ?? describe(init));
+    this.status = init.status;
+    this.problem = init.problem;
+    this.code = init.problem?.code;
+    this.title = init.problem?.title;
+    this.detail = init.problem?.detail;
+    this.requestId = init.problem?.requestId;
+    this.headers = init.headers;
+    this.method = init.method;
+    this.path = init.path;
+  }
+}
+
+function describe({ method, path, status, problem }: APIErrorInit): string {
+  let text = `${method} ${path} failed with ${status}`;
+  if (problem?.code) text += ` ${problem.code}`;
+  if (problem?.detail) text += `: ${problem.detail}`;
+  if (problem?.requestId) text += ` (requestId ${problem.requestId})`;
+  return text;
+}
+
+export class BadRequestError extends APIError {
+  override name = "BadRequestError";
+}
+export class AuthenticationError extends APIError {
+  override name = "AuthenticationError";
+}
+export class PermissionDeniedError extends APIError {
+  override name = "PermissionDeniedError";
+}
+export class NotFoundError extends APIError {
+  override name = "NotFoundError";
+}
+export class ConflictError extends APIError {
+  override name = "ConflictError";
+}
+export class UnprocessableEntityError extends APIError {
+  override name = "UnprocessableEntityError";
+}
+export class RateLimitError extends APIError {
+  override name = "RateLimitError";
+  /** What `Retry-After` asked for, in seconds (an HTTP date is turned into seconds); null when absent. */
+  readonly retryAfterSeconds: number | null;
+  constructor(init: APIErrorInit & { retryAfterSeconds: number | null }) {
+    super(init);
+    this.retryAfterSeconds = init.retryAfterSeconds;
+  }
+}
+export class InternalServerError extends APIError {
+  override name = "InternalServerError";
+}
+export class ServiceUnavailableError extends APIError {
+  override name = "ServiceUnavailableError";
+}
+
+/**
+ * A 403 that is not a problem document: the edge firewall's per-IP or managed rule (API document,
+ * Errors rule 2). It has nothing to do with scopes, so it is not a {@link PermissionDeniedError}.
+ */
+export class EdgeFirewallError extends APIError {
+  override name = "EdgeFirewallError";
+}
+
+/** No answer: the connection failed or was cut. */
+export class APIConnectionError extends PartnerOrdersError {
+  override name = "APIConnectionError";
+  constructor(message = "Connection error.", options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** An HTTP attempt took longer than `timeoutMs`. */
+export class APITimeoutError extends APIConnectionError {
+  override name = "APITimeoutError";
+  constructor(message = "Request timed out.") {
+    super(message);
+  }
+}
+
+/** The caller's `AbortSignal` fired. */
+export class APIUserAbortError extends PartnerOrdersError {
+  override name = "APIUserAbortError";
+  constructor(message = "Request was aborted.") {
+    super(message);
+  }
+}
+
+/** A request that breaks a documented limit or format, caught before any network call. */
+export class RequestValidationError extends PartnerOrdersError {
+  override name = "RequestValidationError";
+  readonly violations: readonly Violation[];
+  constructor(violations: readonly Violation[], what = "request") {
+    const lines = violations.map((v) => `  ${v.path || "(request)"}: ${v.message}`);
+    super(`Invalid ${what}; nothing was sent:\n${lines.join("\n")}`);
+    this.violations = violations;
+  }
+}
+
+/** The reason a webhook delivery was refused by `verifyWebhook`. */
+export type WebhookVerificationReason =
+  | "missing_header"
+  | "malformed_header"
+  | "timestamp_out_of_tolerance"
+  | "signature_mismatch";
+
+/** A webhook delivery whose `Platform-Signature` does not hold (API document, "Signing"). */
+export class WebhookVerificationError extends PartnerOrdersError {
+  override name = "WebhookVerificationError";
+  readonly reason: WebhookVerificationReason;
+  constructor(reason: WebhookVerificationReason, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/**
+ * A submission that was not terminal when the wait's deadline came. The order may still complete:
+ * resume with `client.submissions.wait(error.submissionId)`.
+ */
+export class SubmissionTimeoutError<S = unknown> extends PartnerOrdersError {
+  override name = "SubmissionTimeoutError";
+  readonly submissionId: string;
+  /** The last state seen; `undefined` when the deadline came before any answer. */
+  readonly submission: S | undefined;
+  constructor(submissionId: string, submission: S | undefined, waitedMs: number) {
+    const status = (submission as { status?: string } | undefined)?.status ?? "unknown";
+    super(
+      `Submission ${submissionId || "(not yet created)"} was still ${status} after ${waitedMs} ms; ` +
+        "resume with client.submissions.wait(submissionId).",
+    );
+    this.submissionId = submissionId;
+    this.submission = submission;
+  }
+}
+
+const classByStatus: Record<number, typeof APIError> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: UnprocessableEntityError,
+  429: RateLimitError,
+  500: InternalServerError,
+  503: ServiceUnavailableError,
+};
+
+/**
+ * The single factory from an error answer to an error class. `bodyText` is whatever came back: a
+ * problem document, an empty body, or an HTML page from a proxy; none of them throws here.
+ */
+export function errorFromResponse(
+  method: string,
+  path: string,
+  response: { status: number; headers: Headers },
+  bodyText: string,
+): APIError {
+  const problem = parseProblem(bodyText, response.status);
+  const init: APIErrorInit = { status: response.status, method, path, headers: response.headers, problem };
+  if (response.status === 403 && !problem) return new EdgeFirewallError(init);
+  if (response.status === 429) {
+    return new RateLimitError({ ...init, retryAfterSeconds: parseRetryAfter(response.headers) });
+  }
+  const ErrorClass = classByStatus[response.status] ?? APIError;
+  return new ErrorClass(init);
+}
+
+function parseProblem(bodyText: string, status: number): Problem | undefined {
+  if (!bodyText) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(bodyText);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const doc = value as Record<string, unknown>;
+  if (typeof doc.code !== "string" && typeof doc.title !== "string") return undefined;
+  return {
+    ...doc,
+    type: typeof doc.type === "string" ? doc.type : "about:blank",
+    title: typeof doc.title === "string" ? doc.title : "",
+    status: typeof doc.status === "number" ? doc.status : status,
+    code: typeof doc.code === "string" ? doc.code : "",
+    detail: typeof doc.detail === "string" ? doc.detail : "",
+    requestId: typeof doc.requestId === "string" ? doc.requestId : "",
+  };
+}
+
+/**
+ * `Retry-After` in seconds: delta-seconds or an HTTP date (RFC 9110 10.2.3). Null when absent or
+ * unreadable; never negative.
+ */
+export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): number | null {
+  const raw = headers.get("retry-after")?.trim();
+  if (!raw) return null;
+  if (/^\d+(\.\d+)?$/.test(raw)) return Number(raw);
+  const date = Date.parse(raw);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, (date - nowMs) / 1000);
+}
+
+/**
+ * True when `err` is an {@link APIError} (from any copy of this package) whose problem `code` is
+ * `code`. An object that merely looks like one is not.
+ */
+export function isProblem<C extends ProblemCode>(
+  err: unknown,
+  code: C,
+): err is APIError & { code: C; problem: Problem } {
+  if (!(err instanceof Error)) return false;
+  const branded = err instanceof APIError || (err as { [brand]?: unknown })[brand] === true;
+  return branded && "status" in err && (err as APIError).code === code;
+}
+
+/** True for any error this package threw, from any copy of it. */
+export function isPartnerOrdersError(err: unknown): err is PartnerOrdersError {
+  return err instanceof Error && (err as { [brand]?: unknown })[brand] === true;
+}

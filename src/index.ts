@@ -1,0 +1,23 @@
+export {
+  APIConnectionError,
+  APIError,
+  APITimeoutError,
+  APIUserAbortError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  EdgeFirewallError,
+  InternalServerError,
+  isPartnerOrdersError,
+  isProblem,
+  NotFoundError,
+  PartnerOrdersError,
+  PermissionDeniedError,
+  RateLimitError,
+  RequestValidationError,
+  ServiceUnavailableError,
+  SubmissionTimeoutError,
+  UnprocessableEntityError,
+  WebhookVerificationError,
+} from "./core/errors";
+export type { Problem, ProblemCode, Violation, WebhookVerificationReason } from "./core/errors";

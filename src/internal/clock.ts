@@ -1,0 +1,30 @@
+/**
+ * Time as the SDK sees it. Every wait (backoff, `Retry-After`, submission polls) goes through a
+ * Clock so tests can inject one and run instantly while the defaults stay real.
+ */
+export interface Clock {
+  /** Wall-clock milliseconds since the epoch (for `Retry-After` dates and webhook timestamps). */
+  now(): number;
+  /** Monotonic milliseconds; only differences mean anything (token expiry, deadlines). */
+  monotonic(): number;
+  /** Resolves after `ms`; rejects with the signal's reason when it is aborted. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  monotonic: () => performance.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, Math.max(0, ms));
+      signal?.addEventListener("abort", onAbort, { once: true });
+    }),
+};

@@ -1,0 +1,48 @@
+import { toBytes, toHex } from "../internal/bytes";
+
+/**
+ * The `v1` signature of a delivery (API document, "Signing"): HMAC-SHA256 keyed with the signing
+ * secret over `<t>.<raw body bytes>`, lowercase hex. Web Crypto, so it runs on Node, Deno, Bun and
+ * edge workers alike.
+ */
+export async function computeSignature(
+  secret: string,
+  t: number | string,
+  body: string | Uint8Array | ArrayBuffer,
+): Promise<string> {
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const prefix = toBytes(`${t}.`);
+  const bytes = toBytes(body);
+  const message = new Uint8Array(prefix.length + bytes.length);
+  message.set(prefix, 0);
+  message.set(bytes, prefix.length);
+  return toHex(await crypto.subtle.sign("HMAC", key, message));
+}
+
+export interface SignWebhookOptions {
+  /** Unix seconds to sign with. @default the current time */
+  t?: number;
+}
+
+/**
+ * A valid `Platform-Signature` header value (`t=<unix>,v1=<hex>`) for `body`, so partners can test
+ * their own webhook handlers.
+ *
+ * @example
+ * const header = await signWebhook(JSON.stringify(event), "whsec_test");
+ * await fetch(url, { method: "POST", body, headers: { "Platform-Signature": header } });
+ */
+export async function signWebhook(
+  body: string | Uint8Array | ArrayBuffer,
+  secret: string,
+  options: SignWebhookOptions = {},
+): Promise<string> {
+  const t = options.t ?? Math.floor(Date.now() / 1000);
+  return `t=${t},v1=${await computeSignature(secret, t, body)}`;
+}

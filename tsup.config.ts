@@ -1,0 +1,21 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: {
+    index: "src/index.ts",
+    "webhooks/index": "src/webhooks/index.ts",
+    "testing/index": "src/testing/index.ts",
+    cli: "src/cli.ts",
+  },
+  format: ["esm", "cjs"],
+  dts: true,
+  clean: true,
+  target: "node20",
+  platform: "neutral",
+  splitting: false,
+  sourcemap: false,
+  treeshake: true,
+  // p-retry is ESM-only; bundling it (and its one dependency) keeps the CommonJS build working on
+  // every Node 20 release, including those before require(esm).
+  noExternal: ["p-retry", "is-network-error"],
+});

@@ -1,0 +1,21 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const src = (p: string) => fileURLToPath(new URL(`./src/${p}`, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^partner-orders$/, replacement: src("index.ts") },
+      { find: /^partner-orders\/webhooks$/, replacement: src("webhooks/index.ts") },
+      { find: /^partner-orders\/testing$/, replacement: src("testing/index.ts") },
+      { find: /^partner-orders\/mcp$/, replacement: src("mcp/index.ts") },
+    ],
+  },
+  test: {
+    include: ["test/**/*.test.ts"],
+    reporters: ["default", "./test/support/summary-reporter.ts"],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+  },
+});
