@@ -1,0 +1,32 @@
+/**
+ * Client-side validation: every documented rule the client can check before a network call, so a
+ * bad request fails at once with every violation named, and a hostile path argument never becomes
+ * a URL (API.md, Errors and Safety).
+ */
+import { RequestValidationError, type Violation } from "./errors";
+
+export {
+  MAX_BODY_BYTES,
+  MAX_LINES,
+  MAX_TEMPLATE_VARIABLES,
+  validateOrderRequest,
+} from "./validation/order-request";
+export {
+  checkCursor,
+  checkLimit,
+  checkOrderNumber,
+  checkProductId,
+  checkQuantity,
+  checkServiceType,
+  checkSiteId,
+  checkSubmissionId,
+  checkSubmissionStatus,
+} from "./validation/params";
+
+/**
+ * Throws a {@link RequestValidationError} carrying every violation when there is any; `what` names
+ * the request in the message ("order request", "orderNumber").
+ */
+export function assertValid(violations: readonly Violation[], what = "request"): void {
+  if (violations.length > 0) throw new RequestValidationError(violations, what);
+}
