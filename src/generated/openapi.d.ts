@@ -913,10 +913,6 @@ export interface components {
     headers: {
         /** @description Seconds to wait before retrying. */
         RetryAfter: number;
-        /** @description Poll interval hint in seconds; present only while the submission is not terminal. */
-        PollRetryAfter: number;
-        /** @description Path of GET /v1/orders/submissions/{submissionId}; present only while the submission is not terminal. */
-        SubmissionLocation: string;
     };
     pathItems: never;
 }
@@ -967,7 +963,8 @@ export interface operations {
             /** @description The token endpoint's own rate limit, independent of the API's. Honour `Retry-After`. */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1142,8 +1139,10 @@ export interface operations {
             /** @description The `partnerOrderId` already existed with an identical body: the original submission at its current stage. */
             200: {
                 headers: {
-                    "Retry-After": components["headers"]["PollRetryAfter"];
-                    Location: components["headers"]["SubmissionLocation"];
+                    /** @description Poll interval hint in seconds; present only while the submission is not terminal. */
+                    "Retry-After"?: number;
+                    /** @description Path of GET /v1/orders/submissions/{submissionId}; present only while the submission is not terminal. */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1153,8 +1152,10 @@ export interface operations {
             /** @description This call created the submission record. */
             201: {
                 headers: {
-                    "Retry-After": components["headers"]["PollRetryAfter"];
-                    Location: components["headers"]["SubmissionLocation"];
+                    /** @description Poll interval hint in seconds; present only while the submission is not terminal. */
+                    "Retry-After"?: number;
+                    /** @description Path of GET /v1/orders/submissions/{submissionId}; present only while the submission is not terminal. */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1242,7 +1243,8 @@ export interface operations {
             /** @description The submission at its current stage. */
             200: {
                 headers: {
-                    "Retry-After": components["headers"]["PollRetryAfter"];
+                    /** @description Poll interval hint in seconds; present only while the submission is not terminal. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
