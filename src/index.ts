@@ -1,3 +1,6 @@
+export { PartnerOrders } from "./client";
+export type { APIPromise, WithResponse } from "./core/api-promise";
+export type { Problem, ProblemCode, Violation, WebhookVerificationReason } from "./core/errors";
 export {
   APIConnectionError,
   APIError,
@@ -20,4 +23,34 @@ export {
   UnprocessableEntityError,
   WebhookVerificationError,
 } from "./core/errors";
-export type { Problem, ProblemCode, Violation, WebhookVerificationReason } from "./core/errors";
+export type { Logger, LogLevel } from "./core/logger";
+export type {
+  LineShipTo,
+  Order,
+  OrderItem,
+  OrderLineRequest,
+  OrderRequest,
+  OrderTotals,
+  Package,
+  Principal,
+  Product,
+  ProductDetail,
+  ProductVariant,
+  Quote,
+  Shipment,
+  ShipTo,
+  Site,
+  Submission,
+  SubmissionError,
+  SubmissionStatus,
+  SubmittedOrder,
+  SubmittedOrderLine,
+} from "./core/models";
+export { Decimal } from "./core/money";
+export type { ClientOptions, MtlsOptions, RequestOptions } from "./core/options";
+export type { Page, Paginated } from "./core/pagination";
+export type { WaitOptions } from "./core/polling";
+export type { Clock } from "./internal/clock";
+export type { OrderListParams, PageParams, SubmitResult } from "./resources/orders";
+export type { ProductListParams } from "./resources/products";
+export type { SubmissionListParams } from "./resources/submissions";

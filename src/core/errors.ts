@@ -230,17 +230,24 @@ const classByStatus: Record<number, typeof APIError> = {
 };
 
 /**
- * The single factory from an error answer to an error class. `bodyText` is whatever came back: a
- * problem document, an empty body, or an HTML page from a proxy; none of them throws here.
+ * The single factory from an error answer to an error class. `body` is whatever came back, as text
+ * or already parsed: a problem document, an empty body, or an HTML page from a proxy; none of them
+ * throws here.
  */
 export function errorFromResponse(
   method: string,
   path: string,
   response: { status: number; headers: Headers },
-  bodyText: string,
+  body: unknown,
 ): APIError {
-  const problem = parseProblem(bodyText, response.status);
-  const init: APIErrorInit = { status: response.status, method, path, headers: response.headers, problem };
+  const problem = parseProblem(body, response.status);
+  const init: APIErrorInit = {
+    status: response.status,
+    method,
+    path,
+    headers: response.headers,
+    problem,
+  };
   if (response.status === 403 && !problem) return new EdgeFirewallError(init);
   if (response.status === 429) {
     return new RateLimitError({ ...init, retryAfterSeconds: parseRetryAfter(response.headers) });
@@ -249,13 +256,14 @@ export function errorFromResponse(
   return new ErrorClass(init);
 }
 
-function parseProblem(bodyText: string, status: number): Problem | undefined {
-  if (!bodyText) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(bodyText);
-  } catch {
-    return undefined;
+function parseProblem(body: unknown, status: number): Problem | undefined {
+  let value = body;
+  if (typeof body === "string") {
+    try {
+      value = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const doc = value as Record<string, unknown>;

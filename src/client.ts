@@ -1,0 +1,149 @@
+import { type APIPromise, mapResult } from "./core/api-promise";
+import { ClientCredentialsTokenSource, ProvidedTokenSource, type TokenSource } from "./core/auth";
+import { PartnerOrdersError } from "./core/errors";
+import { createLog, type Log } from "./core/logger";
+import type { OrderRequest, Principal, Submission } from "./core/models";
+import { type ClientOptions, type ResolvedOptions, resolveOptions } from "./core/options";
+import { type Answer, pollSubmission, type WaitOptions } from "./core/polling";
+import { type CallOptions, Transport } from "./core/transport";
+import { assertValid, checkSubmissionId, validateOrderRequest } from "./core/validation";
+import { type Clock, systemClock } from "./internal/clock";
+import { Orders, retryAfterOf, submitOperation } from "./resources/orders";
+import { Products } from "./resources/products";
+import { Sites } from "./resources/sites";
+import { Submissions } from "./resources/submissions";
+
+/**
+ * The Partner Order Service client.
+ *
+ * @example
+ * const client = new PartnerOrders({ baseUrl, clientId, clientSecret, scopes: ["orders:read"] });
+ * for await (const order of client.orders.list({ siteId: 12 })) console.log(order.totals.order);
+ */
+export class PartnerOrders {
+  readonly orders: Orders;
+  readonly submissions: Submissions;
+  readonly products: Products;
+  readonly sites: Sites;
+
+  readonly #options: ResolvedOptions;
+  readonly #transport: Transport;
+  readonly #clock: Clock;
+  readonly #log: Log;
+
+  constructor(options: ClientOptions = {}) {
+    this.#options = resolveOptions(options);
+    this.#clock = options.clock ?? systemClock;
+    this.#log = createLog(options.logger, options.logLevel ?? "warn");
+    const fetchFn = createFetch(options, this.#options);
+    this.#transport = new Transport({
+      baseUrl: this.#options.baseUrl,
+      fetch: fetchFn,
+      tokens: createTokenSource(this.#options, fetchFn, this.#clock),
+      maxRetries: this.#options.maxRetries,
+      timeoutMs: this.#options.timeoutMs,
+      clock: this.#clock,
+      log: this.#log,
+    });
+    this.orders = new Orders(this.#transport, this.#log);
+    this.submissions = new Submissions(this.#transport, this.#clock);
+    this.products = new Products(this.#transport);
+    this.sites = new Sites(this.#transport);
+  }
+
+  /** The credential's partner, granted sites, auth method and effective scopes. A good first call. */
+  me(options?: CallOptions): APIPromise<Principal> {
+    return this.#transport.request<Principal>(
+      { operationId: "getMe", method: "GET", path: "/v1/me" },
+      options,
+    );
+  }
+
+  /** Liveness of the service; resolves when it answers 2xx, throws otherwise. */
+  ping(options?: CallOptions): APIPromise<void> {
+    return mapResult(
+      this.#transport.request<unknown>(
+        { operationId: "ping", method: "GET", path: "/v1/ping", auth: false },
+        options,
+      ),
+      () => undefined,
+    );
+  }
+
+  /**
+   * Submits an order and waits until it is `completed` or `failed` (returned, not thrown), polling
+   * the `Location` the service gave as often as its `Retry-After` says. A lost connection or a 5xx
+   * on the POST is retried with identical bytes, which the service answers with the original
+   * submission, so one call never creates two orders. `timeoutMs` bounds the whole wait; past it,
+   * {@link SubmissionTimeoutError} carries the last state and the id to resume with
+   * `client.submissions.wait(id)`.
+   */
+  async submitOrderAndWait(request: OrderRequest, options: WaitOptions = {}): Promise<Submission> {
+    assertValid(validateOrderRequest(request), "order request");
+    const { signal, onPoll } = options;
+    const startedAt = this.#clock.monotonic();
+    const deadline = startedAt + (options.timeoutMs ?? 120_000);
+    let first: Answer;
+    let location: string | null;
+    try {
+      const { data, response } = await this.#transport
+        .request<Submission>(submitOperation(request), { signal, deadline })
+        .withResponse();
+      first = { submission: data, retryAfterSeconds: retryAfterOf(response) };
+      location = response.headers.get("location");
+    } catch (error) {
+      throw this.submissions.timeoutOr(error, "", startedAt);
+    }
+    onPoll?.(first.submission);
+    const submissionId = this.#pollTarget(location, first.submission);
+    return pollSubmission({
+      first,
+      poll: (until) => this.submissions.answer(submissionId, { signal, deadline: until }),
+      deadline,
+      startedAt,
+      clock: this.#clock,
+      signal,
+      onPoll,
+    });
+  }
+
+  /**
+   * The submission a non-terminal answer's `Location` points at. It is resolved against `baseUrl`
+   * and refused when it leads to another origin: credentials never leave the configured origin.
+   */
+  #pollTarget(location: string | null, submission: Submission): string {
+    if (!location) return submission.submissionId;
+    const base = this.#options.baseUrl;
+    const url = new URL(location, base);
+    if (url.origin !== base.origin) {
+      throw new PartnerOrdersError(
+        `The service asked to poll another origin (${url.origin}); refused so credentials stay with ${base.origin}.`,
+      );
+    }
+    const id = decodeURIComponent(url.pathname.split("/").pop() ?? "");
+    assertValid(checkSubmissionId(id, "Location"), "Location header");
+    return id;
+  }
+}
+
+function createFetch(
+  options: ClientOptions,
+  resolved: ResolvedOptions,
+): (request: Request) => Promise<Response> {
+  if (resolved.mtls) {
+    throw new PartnerOrdersError("Mutual TLS is not available in this version of partner-orders.");
+  }
+  const custom = options.fetch;
+  // Looked up at call time, so request interceptors installed later (msw, nock) still apply.
+  return custom ? (request) => custom(request) : (request) => globalThis.fetch(request);
+}
+
+function createTokenSource(
+  options: ResolvedOptions,
+  fetchFn: (request: Request) => Promise<Response>,
+  clock: Clock,
+): TokenSource | undefined {
+  if (options.mtls) return undefined;
+  if (options.accessToken !== undefined) return new ProvidedTokenSource(options.accessToken);
+  return new ClientCredentialsTokenSource(options, fetchFn, clock);
+}

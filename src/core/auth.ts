@@ -1,0 +1,189 @@
+import type { Clock } from "../internal/clock";
+import { APIConnectionError, AuthenticationError, errorFromResponse } from "./errors";
+import type { ResolvedOptions } from "./options";
+
+/** Where a call's bearer token comes from. */
+export interface TokenSource {
+  /** A token to send now. */
+  get(signal?: AbortSignal): Promise<string>;
+  /** The service refused `token` (401): forget it. True when a retry can bring a different token. */
+  invalidate(token: string): boolean;
+}
+
+export const tokenPath = "/oauth2/token";
+
+interface CachedToken {
+  value: string;
+  /** Monotonic ms after which the token is no longer sent. */
+  expiresAt: number;
+  /** Monotonic ms from which a new token is fetched, the old one kept as a fallback. */
+  refreshAt: number;
+}
+
+/**
+ * OAuth 2.0 client credentials against `{baseUrl}/oauth2/token` (API document, Authentication 1).
+ * One token is cached and shared; concurrent callers share one token request (single flight); it is
+ * renewed max(60 s, 10 % of `expires_in`) before expiry, measured on a monotonic clock so a wall-clock
+ * jump cannot make it stale; a failed early renewal keeps using the still-valid token.
+ */
+export class ClientCredentialsTokenSource implements TokenSource {
+  #cached: CachedToken | undefined;
+  #inflight: Promise<CachedToken> | undefined;
+
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly fetchFn: (request: Request) => Promise<Response>,
+    private readonly clock: Clock,
+  ) {}
+
+  async get(signal?: AbortSignal): Promise<string> {
+    const now = this.clock.monotonic();
+    const cached = this.#cached;
+    if (cached && now < cached.refreshAt) return cached.value;
+    if (cached && now < cached.expiresAt) {
+      try {
+        return (await this.#mint(signal)).value;
+      } catch {
+        return cached.value;
+      }
+    }
+    return (await this.#mint(signal)).value;
+  }
+
+  invalidate(token: string): boolean {
+    if (this.#cached?.value === token) this.#cached = undefined;
+    return true;
+  }
+
+  #mint(signal?: AbortSignal): Promise<CachedToken> {
+    // The token request is not tied to one caller's signal: others may be waiting on it too.
+    this.#inflight ??= this.#request().finally(() => {
+      this.#inflight = undefined;
+    });
+    if (!signal) return this.#inflight;
+    return abortable(this.#inflight, signal);
+  }
+
+  async #request(): Promise<CachedToken> {
+    const { clientId = "", clientSecret = "", scopes, tokenEndpointAuth, baseUrl } = this.options;
+    const form = new URLSearchParams({ grant_type: "client_credentials" });
+    if (scopes.length) form.set("scope", scopes.join(" "));
+    const headers = new Headers({
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "application/json",
+    });
+    if (tokenEndpointAuth === "client_secret_post") {
+      form.set("client_id", clientId);
+      form.set("client_secret", clientSecret);
+    } else {
+      // RFC 6749 section 2.3.1: each part form-urlencoded before Basic encoding.
+      const pair = `${formEncode(clientId)}:${formEncode(clientSecret)}`;
+      headers.set("authorization", `Basic ${base64(pair)}`);
+    }
+    const url = new URL(`${baseUrl.pathname.replace(/\/$/, "")}${tokenPath}`, baseUrl);
+    const started = this.clock.monotonic();
+    let response: Response;
+    try {
+      response = await this.fetchFn(
+        new Request(url, { method: "POST", headers, body: form.toString(), redirect: "manual" }),
+      );
+    } catch (cause) {
+      throw new APIConnectionError(
+        `POST ${tokenPath} failed: could not reach the token endpoint.`,
+        {
+          cause,
+        },
+      );
+    }
+    const text = await response.text().catch(() => "");
+    if (!response.ok) throw tokenError(response, text);
+    let body: { access_token?: unknown; expires_in?: unknown };
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = {};
+    }
+    if (typeof body.access_token !== "string" || !body.access_token) {
+      throw new AuthenticationError({
+        status: response.status,
+        method: "POST",
+        path: tokenPath,
+        headers: response.headers,
+        message: `POST ${tokenPath} answered ${response.status} without an access_token.`,
+      });
+    }
+    const lifetimeMs = (typeof body.expires_in === "number" ? body.expires_in : 3600) * 1000;
+    // Renew max(60 s, 10 %) early, but never so early that a short-lived token is re-minted at once.
+    const margin = Math.min(Math.max(60_000, lifetimeMs * 0.1), lifetimeMs / 2);
+    const token: CachedToken = {
+      value: body.access_token,
+      expiresAt: started + lifetimeMs,
+      refreshAt: started + lifetimeMs - margin,
+    };
+    this.#cached = token;
+    return token;
+  }
+}
+
+/** The token endpoint's error answer: an RFC 6749 `error` body or a problem document. */
+function tokenError(response: Response, text: string) {
+  let body: unknown = text;
+  try {
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    body = parsed;
+    if (typeof parsed?.error === "string" && typeof parsed.code !== "string") {
+      body = {
+        type: "about:blank",
+        title: parsed.error,
+        status: response.status,
+        code: parsed.error,
+        detail: typeof parsed.error_description === "string" ? parsed.error_description : "",
+      };
+    }
+  } catch {
+    // Not JSON: the factory handles any body.
+  }
+  return errorFromResponse("POST", tokenPath, response, body);
+}
+
+/** A token the partner manages: a fixed string, or a function called again after a 401. */
+export class ProvidedTokenSource implements TokenSource {
+  constructor(private readonly provide: string | (() => string | Promise<string>)) {}
+
+  async get(): Promise<string> {
+    return typeof this.provide === "string" ? this.provide : await this.provide();
+  }
+
+  invalidate(): boolean {
+    return typeof this.provide === "function";
+  }
+}
+
+function formEncode(value: string): string {
+  return encodeURIComponent(value).replace(/%20/g, "+");
+}
+
+function base64(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,164 @@
+import type { Clock } from "../internal/clock";
+import { PartnerOrdersError } from "./errors";
+import type { Logger, LogLevel } from "./logger";
+
+/** A client certificate for the mutual-TLS host (PEM strings or buffers). */
+export interface MtlsOptions {
+  cert: string | Uint8Array;
+  key: string | Uint8Array;
+  /** Extra CA certificates to trust for the server's certificate. */
+  ca?: string | Uint8Array | (string | Uint8Array)[];
+  passphrase?: string;
+}
+
+export interface ClientOptions {
+  /**
+   * The API base URL. `https:` only; `http:` is accepted for loopback hosts (the sandbox).
+   * @default process.env.PARTNER_ORDERS_BASE_URL
+   * @example "https://api.example.com"
+   */
+  baseUrl?: string;
+  /** @default process.env.PARTNER_ORDERS_CLIENT_ID */
+  clientId?: string;
+  /** Never logged, never placed in an error. @default process.env.PARTNER_ORDERS_CLIENT_SECRET */
+  clientSecret?: string;
+  /**
+   * Scopes to request, bare (`"orders:read"`); the SDK adds the `partner-api/` prefix.
+   * @default [] (the token then carries what the partner record grants by default)
+   * @example ["orders:read"]
+   */
+  scopes?: string[];
+  /**
+   * How the client authenticates at the token endpoint (RFC 6749 section 2.3.1).
+   * @default "client_secret_basic"
+   */
+  tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
+  /** A token you manage yourself, or a function that returns a fresh one when called. */
+  accessToken?: string | (() => string | Promise<string>);
+  /** A client certificate for the mutual-TLS host, instead of a client secret. */
+  mtls?: MtlsOptions;
+  /**
+   * Retries per call, across all retryable answers (429, 500 once, 503, connection errors, timeouts,
+   * one 401 token refresh).
+   * @default 2
+   */
+  maxRetries?: number;
+  /**
+   * Bound on each HTTP attempt, in milliseconds.
+   * @default 30000
+   */
+  timeoutMs?: number;
+  /** A `fetch` to use instead of `globalThis.fetch` (looked up at call time when omitted). */
+  fetch?: typeof fetch;
+  /** Where log lines go. Nothing is logged without one. @example console */
+  logger?: Logger;
+  /** @default "warn" */
+  logLevel?: LogLevel;
+  /**
+   * Time as the SDK sees it; inject one in tests so backoff and polling are instant.
+   * @default the system clock
+   */
+  clock?: Clock;
+}
+
+/** Options every call takes last. */
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Bound on each HTTP attempt of this call. */
+  timeoutMs?: number;
+  /** Retries for this call. */
+  maxRetries?: number;
+}
+
+export interface ResolvedOptions {
+  baseUrl: URL;
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  scopes: string[];
+  tokenEndpointAuth: "client_secret_basic" | "client_secret_post";
+  accessToken: ClientOptions["accessToken"];
+  mtls: MtlsOptions | undefined;
+  maxRetries: number;
+  timeoutMs: number;
+}
+
+function env(name: string): string | undefined {
+  // `process` may not exist on edge runtimes; read it defensively.
+  const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
+    ?.env?.[name];
+  return value === "" ? undefined : value;
+}
+
+const loopbackHosts = new Set(["localhost", "[::1]", "::1"]);
+
+function isLoopback(hostname: string): boolean {
+  return loopbackHosts.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+function fail(message: string): never {
+  throw new PartnerOrdersError(message);
+}
+
+export function resolveOptions(options: ClientOptions): ResolvedOptions {
+  const rawBase = options.baseUrl ?? env("PARTNER_ORDERS_BASE_URL");
+  if (!rawBase) {
+    fail("No baseUrl: pass { baseUrl } or set PARTNER_ORDERS_BASE_URL.");
+  }
+  let baseUrl: URL;
+  try {
+    baseUrl = new URL(rawBase);
+  } catch {
+    fail("baseUrl is not a valid absolute URL.");
+  }
+  if (baseUrl.protocol === "http:" && !isLoopback(baseUrl.hostname)) {
+    fail(`baseUrl must use https: (http: is accepted only for loopback hosts such as 127.0.0.1).`);
+  }
+  if (baseUrl.protocol !== "https:" && baseUrl.protocol !== "http:") {
+    fail("baseUrl must use https:.");
+  }
+  if (baseUrl.username || baseUrl.password) {
+    fail("baseUrl must not carry credentials; pass clientId and clientSecret instead.");
+  }
+  baseUrl.search = "";
+  baseUrl.hash = "";
+
+  const clientId = options.clientId ?? env("PARTNER_ORDERS_CLIENT_ID");
+  const clientSecret = options.clientSecret ?? env("PARTNER_ORDERS_CLIENT_SECRET");
+  const credentials = [
+    options.accessToken !== undefined,
+    options.mtls !== undefined,
+    clientId !== undefined || clientSecret !== undefined,
+  ].filter(Boolean).length;
+  if (credentials === 0) {
+    fail(
+      "No credential: pass { clientId, clientSecret } (or set PARTNER_ORDERS_CLIENT_ID and " +
+        "PARTNER_ORDERS_CLIENT_SECRET), { accessToken }, or { mtls }.",
+    );
+  }
+  if (options.accessToken === undefined && !options.mtls && (!clientId || !clientSecret)) {
+    fail(clientId ? "clientSecret is missing." : "clientId is missing.");
+  }
+  if (options.mtls && (options.accessToken !== undefined || options.clientSecret !== undefined)) {
+    fail("mtls is a credential of its own: do not combine it with accessToken or clientSecret.");
+  }
+
+  const maxRetries = options.maxRetries ?? 2;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0)
+    fail("maxRetries must be a whole number >= 0.");
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) fail("timeoutMs must be a positive number.");
+
+  return {
+    baseUrl,
+    clientId,
+    clientSecret,
+    scopes: (options.scopes ?? []).map((s) =>
+      s.startsWith("partner-api/") ? s : `partner-api/${s}`,
+    ),
+    tokenEndpointAuth: options.tokenEndpointAuth ?? "client_secret_basic",
+    accessToken: options.accessToken,
+    mtls: options.mtls,
+    maxRetries,
+    timeoutMs,
+  };
+}

@@ -1,0 +1,101 @@
+import { PartnerOrdersError } from "./errors";
+
+/** One page of a list as the service sent it. */
+export interface PageData<T> {
+  data: T[];
+  nextCursor: string | null;
+  response: Response;
+}
+
+/** Fetches the page at `cursor` (`undefined` for the first). */
+export type PageFetcher<T> = (cursor: string | undefined) => Promise<PageData<T>>;
+
+/** A page of a list, with the way to the next. */
+export interface Page<T> {
+  data: T[];
+  /** Opaque; store it to resume later with `{ cursor }`. Null on the last page. */
+  nextCursor: string | null;
+  hasNextPage(): boolean;
+  /** The following page. Throws when there is none (check `hasNextPage()`). */
+  getNextPage(): Promise<Page<T>>;
+}
+
+/**
+ * A paginated list (API document, "Pagination convention"). `await` it for the first page,
+ * `for await` it for every item of every page, or iterate `.pages()`. A page is fetched only when the
+ * one before is consumed, so memory stays constant however long the list.
+ *
+ * It stops only at a null `nextCursor` (an empty page that carries a cursor is followed), never
+ * builds or parses a cursor, and treats a cursor that comes back unchanged as an error, not a loop.
+ */
+export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
+  #first: Promise<PageData<T>> | undefined;
+
+  constructor(
+    private readonly fetchPage: PageFetcher<T>,
+    private readonly startCursor: string | undefined,
+  ) {}
+
+  #firstPage(): Promise<PageData<T>> {
+    this.#first ??= this.#fetch(this.startCursor);
+    return this.#first;
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: a paginated list is awaitable for its first page by design (API.md)
+  then<R1 = Page<T>, R2 = never>(
+    onfulfilled?: ((value: Page<T>) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
+    return this.#firstPage()
+      .then((page) => this.#toPage(page))
+      .then(onfulfilled, onrejected);
+  }
+
+  /** The first page together with its HTTP response (status, headers, rate-limit headers). */
+  async withResponse(): Promise<{ data: Page<T>; response: Response }> {
+    const page = await this.#firstPage();
+    return { data: this.#toPage(page), response: page.response };
+  }
+
+  /** Every page, in order; the first may already have been fetched by `await`. */
+  async *pages(): AsyncGenerator<Page<T>, void, undefined> {
+    let page = await this.#firstPage();
+    for (;;) {
+      yield this.#toPage(page);
+      if (page.nextCursor === null) return;
+      page = await this.#fetch(page.nextCursor);
+    }
+  }
+
+  /**
+   * Every item of every page. Iterators are async generators, so two consumers pulling one
+   * iterator are served in turn and no page is fetched twice.
+   */
+  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    for await (const page of this.pages()) yield* page.data;
+  }
+
+  async #fetch(cursor: string | undefined): Promise<PageData<T>> {
+    const page = await this.fetchPage(cursor);
+    if (cursor !== undefined && page.nextCursor === cursor) {
+      throw new PartnerOrdersError(
+        "The service returned the same cursor it was given; stopping instead of looping. " +
+          "Restart the listing without a cursor.",
+      );
+    }
+    return page;
+  }
+
+  #toPage(page: PageData<T>): Page<T> {
+    const { data, nextCursor } = page;
+    return {
+      data,
+      nextCursor,
+      hasNextPage: () => nextCursor !== null,
+      getNextPage: async () => {
+        if (nextCursor === null) throw new PartnerOrdersError("There is no next page.");
+        return this.#toPage(await this.#fetch(nextCursor));
+      },
+    };
+  }
+}

@@ -1,0 +1,76 @@
+import type { Clock } from "../internal/clock";
+import { APITimeoutError, APIUserAbortError, SubmissionTimeoutError } from "./errors";
+import type { Submission } from "./models";
+
+/** The poll interval when a non-terminal answer carries no `Retry-After` (API document, Limits). */
+export const defaultPollIntervalMs = 2_000;
+/** No poll loop spins faster than this, whatever a hint says. */
+const minPollIntervalMs = 250;
+
+export interface WaitOptions {
+  /**
+   * Deadline of the whole wait, in milliseconds: the POST, its retries and every poll.
+   * @default 120000
+   */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Called with every submission state seen, the first answer included. */
+  onPoll?: (submission: Submission) => void;
+}
+
+export interface Answer {
+  submission: Submission;
+  /** Seconds the service asked to wait before the next poll, when it said. */
+  retryAfterSeconds: number | null;
+}
+
+export function isTerminal(submission: Submission): boolean {
+  return submission.status === "completed" || submission.status === "failed";
+}
+
+/**
+ * The one poller (STYLE.md): from a first answer, sleeps what `Retry-After` says and asks again
+ * until the submission is `completed` or `failed`. A sleep or a request that would pass the
+ * deadline is not started: the wait ends with {@link SubmissionTimeoutError} carrying the last state.
+ * `failed` is returned, not thrown (API document, Errors rule 6).
+ */
+export async function pollSubmission(args: {
+  first: Answer;
+  poll: (deadline: number) => Promise<Answer>;
+  deadline: number;
+  startedAt: number;
+  clock: Clock;
+  signal?: AbortSignal;
+  onPoll?: (submission: Submission) => void;
+}): Promise<Submission> {
+  const { poll, deadline, startedAt, clock, signal, onPoll } = args;
+  let answer = args.first;
+  for (;;) {
+    const { submission } = answer;
+    if (isTerminal(submission)) return submission;
+    const waitMs = Math.max(
+      minPollIntervalMs,
+      answer.retryAfterSeconds === null ? defaultPollIntervalMs : answer.retryAfterSeconds * 1000,
+    );
+    const timeout = () =>
+      new SubmissionTimeoutError(
+        submission.submissionId,
+        submission,
+        Math.round(clock.monotonic() - startedAt),
+      );
+    if (clock.monotonic() + waitMs >= deadline) throw timeout();
+    try {
+      await clock.sleep(waitMs, signal);
+    } catch {
+      throw new APIUserAbortError("The wait for the submission was aborted.");
+    }
+    try {
+      answer = await poll(deadline);
+    } catch (error) {
+      // Within a bounded wait, running out of time on a poll is the wait's timeout.
+      if (error instanceof APITimeoutError) throw timeout();
+      throw error;
+    }
+    onPoll?.(answer.submission);
+  }
+}

@@ -1,0 +1,190 @@
+import createClient from "openapi-fetch";
+import type { Clock } from "../internal/clock";
+import { APIPromise, type WithResponse } from "./api-promise";
+import type { TokenSource } from "./auth";
+import {
+  APIConnectionError,
+  APIError,
+  APITimeoutError,
+  APIUserAbortError,
+  AuthenticationError,
+  errorFromResponse,
+  PartnerOrdersError,
+} from "./errors";
+import type { Log } from "./logger";
+import { decodeBody } from "./money";
+import type { RequestOptions } from "./options";
+import { withRetries } from "./retry";
+
+/** One call as a resource describes it. */
+export interface Operation {
+  /** The spec's operationId; it selects which response fields are money. */
+  operationId: string;
+  method: "GET" | "POST";
+  /** Path template under the base URL, e.g. `/v1/orders/{orderNumber}`. */
+  path: string;
+  /** Path parameters, already checked against their documented formats. */
+  pathParams?: Record<string, string | number>;
+  query?: Record<string, string | number | undefined>;
+  /** JSON body; serialised once, so every retry sends identical bytes. */
+  body?: unknown;
+  /** False for the calls that need no application credential (GET /v1/ping). @default true */
+  auth?: boolean;
+}
+
+export interface CallOptions extends RequestOptions {
+  /** Monotonic ms past which no attempt, retry or sleep is started (submitOrderAndWait). */
+  deadline?: number;
+}
+
+export interface TransportConfig {
+  baseUrl: URL;
+  fetch: (request: Request) => Promise<Response>;
+  tokens: TokenSource | undefined;
+  maxRetries: number;
+  timeoutMs: number;
+  clock: Clock;
+  log: Log;
+}
+
+/** Remembers which token a 401 answered, so only that one is dropped. */
+const rejectedToken = new WeakMap<AuthenticationError, string>();
+
+/**
+ * The one request path (STYLE.md): builds the request, attaches auth, runs the retry loop and turns
+ * the answer into data or an error. Resources only describe operations.
+ */
+export class Transport {
+  readonly #config: TransportConfig;
+  readonly #http: ReturnType<typeof createClient>;
+
+  constructor(config: TransportConfig) {
+    this.#config = config;
+    this.#http = createClient({
+      baseUrl: config.baseUrl.href.replace(/\/$/, ""),
+      fetch: (request) => config.fetch(request),
+      // Bodies arrive here already serialised (see `request`).
+      bodySerializer: (body: unknown) => body as string,
+    });
+  }
+
+  request<T>(operation: Operation, options: CallOptions = {}): APIPromise<T> {
+    return new APIPromise(this.#run<T>(operation, options));
+  }
+
+  async #run<T>(operation: Operation, options: CallOptions): Promise<WithResponse<T>> {
+    const { clock, log, tokens } = this.#config;
+    const body = operation.body === undefined ? undefined : JSON.stringify(operation.body);
+    const signal = options.signal;
+    try {
+      return await withRetries((attempt) => this.#attempt<T>(operation, body, options, attempt), {
+        maxRetries: options.maxRetries ?? this.#config.maxRetries,
+        clock,
+        signal,
+        deadline: options.deadline,
+        onUnauthorized: (error) => {
+          const token = rejectedToken.get(error);
+          return token !== undefined && tokens?.invalidate(token) === true;
+        },
+        onRetry: ({ error, attempt, delayMs }) =>
+          log.info(`retrying ${operation.method} ${displayPath(operation)}`, {
+            status: error instanceof APIError ? error.status : undefined,
+            code: error instanceof APIError ? error.code : undefined,
+            attempt,
+            delayMs: Math.round(delayMs),
+          }),
+      });
+    } catch (error) {
+      if (signal?.aborted && !(error instanceof PartnerOrdersError)) throw new APIUserAbortError();
+      if (error instanceof PartnerOrdersError) throw error;
+      throw new APIConnectionError(`${operation.method} ${displayPath(operation)} failed.`, {
+        cause: error,
+      });
+    }
+  }
+
+  async #attempt<T>(
+    operation: Operation,
+    body: string | undefined,
+    options: CallOptions,
+    attempt: number,
+  ): Promise<WithResponse<T>> {
+    const { clock, log, tokens } = this.#config;
+    const { method } = operation;
+    const path = displayPath(operation);
+    const signal = options.signal;
+    if (signal?.aborted) throw new APIUserAbortError();
+
+    let timeoutMs = options.timeoutMs ?? this.#config.timeoutMs;
+    if (options.deadline !== undefined) {
+      timeoutMs = Math.min(timeoutMs, options.deadline - clock.monotonic());
+      if (timeoutMs <= 0) throw new APITimeoutError(`${method} ${path}: the deadline has passed.`);
+    }
+
+    const token = operation.auth !== false && tokens ? await tokens.get(signal) : undefined;
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), timeoutMs);
+    const onAbort = () => timeout.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const started = clock.monotonic();
+    let result: { data?: unknown; error?: unknown; response: Response };
+    try {
+      result = await this.#http.request(
+        method.toLowerCase() as "get",
+        operation.path as never,
+        {
+          params: { path: operation.pathParams, query: operation.query },
+          body,
+          parseAs: "text",
+          headers: token ? { authorization: `Bearer ${token}`, accept: "application/json" } : {},
+          signal: timeout.signal,
+          // Never follow a redirect: credentials must not leave the configured origin (API.md, Safety).
+          redirect: "manual",
+        } as never,
+      );
+    } catch (cause) {
+      if (signal?.aborted) throw new APIUserAbortError();
+      if (timeout.signal.aborted) {
+        throw new APITimeoutError(`${method} ${path} timed out after ${Math.round(timeoutMs)} ms.`);
+      }
+      if (cause instanceof PartnerOrdersError) throw cause;
+      throw new APIConnectionError(`${method} ${path} failed: could not reach the service.`, {
+        cause,
+      });
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+
+    const { response } = result;
+    log.debug(`${method} ${path}`, {
+      status: response.status,
+      attempt,
+      ms: Math.round(clock.monotonic() - started),
+    });
+    if (response.ok) {
+      const text = typeof result.data === "string" ? result.data : "";
+      const data = (text === "" ? undefined : decodeBody(operation.operationId, text)) as T;
+      return { data, response };
+    }
+    if (response.status >= 300 && response.status < 400) {
+      throw new APIError({
+        status: response.status,
+        method,
+        path,
+        headers: response.headers,
+        message: `${method} ${path} answered with a redirect (${response.status}), which is not followed.`,
+      });
+    }
+    const error = errorFromResponse(method, path, response, result.error);
+    if (error instanceof AuthenticationError && token) rejectedToken.set(error, token);
+    throw error;
+  }
+}
+
+/** The request path with its parameters filled in and no query string: safe for messages and logs. */
+export function displayPath(operation: Operation): string {
+  return operation.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    encodeURIComponent(String(operation.pathParams?.[name] ?? "")),
+  );
+}

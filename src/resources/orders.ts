@@ -1,0 +1,191 @@
+import { type APIPromise, mapResult } from "../core/api-promise";
+import { PartnerOrdersError, type Violation } from "../core/errors";
+import type { Log } from "../core/logger";
+import type { Order, OrderItem, OrderRequest, Shipment, Submission } from "../core/models";
+import { Paginated } from "../core/pagination";
+import type { CallOptions, Transport } from "../core/transport";
+import {
+  assertValid,
+  checkCursor,
+  checkLimit,
+  checkOrderNumber,
+  checkSiteId,
+  validateOrderRequest,
+} from "../core/validation";
+import { fetchPage, paginate, withCursor } from "./list";
+
+export interface OrderListParams {
+  /** Only orders of this granted site. */
+  siteId?: number;
+  /** Exact-match order status. */
+  status?: string;
+  /** Page size; the service caps it at 200. @default 50 */
+  limit?: number;
+  /** Resume from a stored `nextCursor`. */
+  cursor?: string;
+}
+
+export interface PageParams {
+  limit?: number;
+  /** Resume from a stored `nextCursor`. */
+  cursor?: string;
+}
+
+/** What `orders.submit` tells: the submission, and whether this call created it (201) or found it (200). */
+export interface SubmitResult {
+  submission: Submission;
+  /** True on 201 (this call created the record); false on 200 (the partnerOrderId existed). */
+  created: boolean;
+  /** The `Location` to poll while the submission is not terminal, or null. */
+  location: string | null;
+  /** The `Retry-After` poll hint in seconds while not terminal, or null. */
+  retryAfterSeconds: number | null;
+}
+
+/** The shipments page size the service uses when none is given (API document, Limits). */
+const defaultShipmentLimit = 25;
+const maxShipmentLimit = 50;
+
+export class Orders {
+  constructor(
+    private readonly transport: Transport,
+    private readonly log: Log,
+  ) {}
+
+  /** Orders across the granted sites, by (placedOn, orderNumber). */
+  list(params: OrderListParams = {}, options?: CallOptions): Paginated<Order> {
+    const { siteId, status, limit, cursor } = params;
+    assertValid(
+      [
+        ...optional(siteId, checkSiteId, "siteId"),
+        ...optional(limit, checkLimit, "limit"),
+        ...optional(cursor, checkCursor, "cursor"),
+        ...(status !== undefined && (typeof status !== "string" || status === "")
+          ? [{ path: "status", message: "must be a non-empty string" }]
+          : []),
+      ],
+      "order list parameters",
+    );
+    const operation = {
+      operationId: "listOrders",
+      method: "GET" as const,
+      path: "/v1/orders",
+      query: { siteId, status, limit },
+    };
+    return paginate<Order>(this.transport, operation, "orders", cursor, options);
+  }
+
+  get(orderNumber: number, options?: CallOptions): APIPromise<Order> {
+    assertValid(checkOrderNumber(orderNumber), "orderNumber");
+    return this.transport.request<Order>(
+      {
+        operationId: "getOrder",
+        method: "GET",
+        path: "/v1/orders/{orderNumber}",
+        pathParams: { orderNumber },
+      },
+      options,
+    );
+  }
+
+  /** The order's lines, cancelled ones included (`cancelled: true`). */
+  items(orderNumber: number, params: PageParams = {}, options?: CallOptions): Paginated<OrderItem> {
+    assertValid(
+      [
+        ...checkOrderNumber(orderNumber),
+        ...optional(params.limit, checkLimit, "limit"),
+        ...optional(params.cursor, checkCursor, "cursor"),
+      ],
+      "order items parameters",
+    );
+    const operation = {
+      operationId: "listOrderItems",
+      method: "GET" as const,
+      path: "/v1/orders/{orderNumber}/items",
+      pathParams: { orderNumber },
+      query: { limit: params.limit },
+    };
+    return paginate<OrderItem>(this.transport, operation, "items", params.cursor, options);
+  }
+
+  /**
+   * The order's shipments with tracking. When a page says `packagesComplete: false` it is asked for
+   * again with a smaller `limit` until its packages are complete, so no caller sees truncated
+   * tracking (API document, GET /v1/orders/{orderNumber}/shipments).
+   */
+  shipments(
+    orderNumber: number,
+    params: PageParams = {},
+    options?: CallOptions,
+  ): Paginated<Shipment> {
+    assertValid(
+      [
+        ...checkOrderNumber(orderNumber),
+        ...optional(params.limit, checkLimit, "limit"),
+        ...optional(params.cursor, checkCursor, "cursor"),
+      ],
+      "shipments parameters",
+    );
+    const base = {
+      operationId: "listOrderShipments",
+      method: "GET" as const,
+      path: "/v1/orders/{orderNumber}/shipments",
+      pathParams: { orderNumber },
+    };
+    return new Paginated<Shipment>(async (cursor) => {
+      let limit = params.limit;
+      for (;;) {
+        const operation = withCursor({ ...base, query: { limit } }, cursor);
+        const page = await fetchPage<Shipment>(this.transport, operation, "shipments", options);
+        if (page.body.packagesComplete !== false) return page;
+        const current = Math.min(limit ?? defaultShipmentLimit, maxShipmentLimit);
+        if (current <= 1) {
+          throw new PartnerOrdersError(
+            `Order ${orderNumber} has a shipment with more packages than one response can carry; ` +
+              "its tracking cannot be read complete.",
+          );
+        }
+        limit = Math.floor(current / 2);
+        this.log.info("shipments page had incomplete packages; asking again with a smaller limit", {
+          orderNumber,
+          limit,
+        });
+      }
+    }, params.cursor);
+  }
+
+  /**
+   * Submits an order. The request is checked against every documented rule first; nothing is sent
+   * when it breaks one. Safe to call again with the identical request: the service answers 200 with
+   * the original submission (API document, POST /v1/orders rule 6).
+   */
+  submit(request: OrderRequest, options?: CallOptions): APIPromise<SubmitResult> {
+    assertValid(validateOrderRequest(request), "order request");
+    return mapResult(
+      this.transport.request<Submission>(submitOperation(request), options),
+      (submission, response) => ({
+        submission,
+        created: response.status === 201,
+        location: response.headers.get("location"),
+        retryAfterSeconds: retryAfterOf(response),
+      }),
+    );
+  }
+}
+
+export function submitOperation(request: OrderRequest) {
+  return { operationId: "submitOrder", method: "POST" as const, path: "/v1/orders", body: request };
+}
+
+export function retryAfterOf(response: Response): number | null {
+  const value = response.headers.get("retry-after");
+  return value && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : null;
+}
+
+export function optional(
+  value: unknown,
+  check: (value: unknown, path: string) => Violation[],
+  path: string,
+): Violation[] {
+  return value === undefined ? [] : check(value, path);
+}

@@ -1,0 +1,77 @@
+import type { APIPromise } from "../core/api-promise";
+import type { Product, ProductDetail, Quote } from "../core/models";
+import type { Paginated } from "../core/pagination";
+import type { CallOptions, Transport } from "../core/transport";
+import {
+  assertValid,
+  checkCursor,
+  checkLimit,
+  checkProductId,
+  checkQuantity,
+  checkServiceType,
+  checkSiteId,
+} from "../core/validation";
+import { paginate } from "./list";
+import { optional } from "./orders";
+
+export interface ProductListParams {
+  siteId?: number;
+  serviceType?: "STOCK" | "POD";
+  /** Page size; the service caps it at 500. @default 100 */
+  limit?: number;
+  /** Resume from a stored `nextCursor`. */
+  cursor?: string;
+}
+
+export class Products {
+  constructor(private readonly transport: Transport) {}
+
+  /** The orderable catalog, one entry per variant, by (productId, variantId). No prices. */
+  list(params: ProductListParams = {}, options?: CallOptions): Paginated<Product> {
+    const { siteId, serviceType, limit, cursor } = params;
+    assertValid(
+      [
+        ...optional(siteId, checkSiteId, "siteId"),
+        ...optional(serviceType, checkServiceType, "serviceType"),
+        ...optional(limit, checkLimit, "limit"),
+        ...optional(cursor, checkCursor, "cursor"),
+      ],
+      "product list parameters",
+    );
+    const operation = {
+      operationId: "listProducts",
+      method: "GET" as const,
+      path: "/v1/products",
+      query: { siteId, serviceType, limit },
+    };
+    return paginate<Product>(this.transport, operation, "products", cursor, options);
+  }
+
+  get(productId: string, options?: CallOptions): APIPromise<ProductDetail> {
+    assertValid(checkProductId(productId), "productId");
+    return this.transport.request<ProductDetail>(
+      {
+        operationId: "getProduct",
+        method: "GET",
+        path: "/v1/products/{productId}",
+        pathParams: { productId },
+      },
+      options,
+    );
+  }
+
+  /** The site price for `quantity` (after site markup and offering discount). No side effect. */
+  quote(productId: string, quantity: number, options?: CallOptions): APIPromise<Quote> {
+    assertValid([...checkProductId(productId), ...checkQuantity(quantity)], "quote request");
+    return this.transport.request<Quote>(
+      {
+        operationId: "quoteProduct",
+        method: "POST",
+        path: "/v1/products/{productId}/quote",
+        pathParams: { productId },
+        body: { quantity },
+      },
+      options,
+    );
+  }
+}

@@ -1,0 +1,18 @@
+import { type APIPromise, mapResult } from "../core/api-promise";
+import type { Site } from "../core/models";
+import type { CallOptions, Transport } from "../core/transport";
+
+export class Sites {
+  constructor(private readonly transport: Transport) {}
+
+  /** Every granted site, live or not, in one response (no pagination). */
+  list(options?: CallOptions): APIPromise<Site[]> {
+    return mapResult(
+      this.transport.request<{ sites: Site[] }>(
+        { operationId: "listSites", method: "GET", path: "/v1/sites" },
+        options,
+      ),
+      (body) => body.sites,
+    );
+  }
+}

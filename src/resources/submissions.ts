@@ -1,0 +1,106 @@
+import type { APIPromise } from "../core/api-promise";
+import { APITimeoutError, SubmissionTimeoutError } from "../core/errors";
+import type { Submission, SubmissionStatus } from "../core/models";
+import type { Paginated } from "../core/pagination";
+import { type Answer, pollSubmission, type WaitOptions } from "../core/polling";
+import type { CallOptions, Transport } from "../core/transport";
+import {
+  assertValid,
+  checkCursor,
+  checkLimit,
+  checkSubmissionId,
+  checkSubmissionStatus,
+} from "../core/validation";
+import type { Clock } from "../internal/clock";
+import { paginate } from "./list";
+import { optional, retryAfterOf } from "./orders";
+
+export interface SubmissionListParams {
+  status?: SubmissionStatus;
+  /** Page size. The service rejects values above 100, so larger ones are sent as 100. @default 50 */
+  limit?: number;
+  /** Resume from a stored `nextCursor`. */
+  cursor?: string;
+}
+
+/** The largest submissions page the service accepts (it rejects, not caps, above; API document). */
+const maxSubmissionLimit = 100;
+
+export class Submissions {
+  constructor(
+    private readonly transport: Transport,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Every submission this partner created, newest first. */
+  list(params: SubmissionListParams = {}, options?: CallOptions): Paginated<Submission> {
+    const { status, cursor } = params;
+    assertValid(
+      [
+        ...optional(status, checkSubmissionStatus, "status"),
+        ...optional(params.limit, checkLimit, "limit"),
+        ...optional(cursor, checkCursor, "cursor"),
+      ],
+      "submission list parameters",
+    );
+    const limit =
+      params.limit === undefined ? undefined : Math.min(params.limit, maxSubmissionLimit);
+    const operation = {
+      operationId: "listSubmissions",
+      method: "GET" as const,
+      path: "/v1/orders/submissions",
+      query: { status, limit },
+    };
+    return paginate<Submission>(this.transport, operation, "submissions", cursor, options);
+  }
+
+  get(submissionId: string, options?: CallOptions): APIPromise<Submission> {
+    assertValid(checkSubmissionId(submissionId), "submissionId");
+    return this.transport.request<Submission>(getSubmission(submissionId), options);
+  }
+
+  /**
+   * Waits for a submission to be `completed` or `failed`, polling as the service asks (every
+   * `Retry-After`, 2 s). Use it to resume a wait another process started: see
+   * `SubmissionTimeoutError.submissionId`.
+   */
+  async wait(submissionId: string, options: WaitOptions = {}): Promise<Submission> {
+    assertValid(checkSubmissionId(submissionId), "submissionId");
+    const startedAt = this.clock.monotonic();
+    const deadline = startedAt + (options.timeoutMs ?? 120_000);
+    const poll = (until: number) =>
+      this.answer(submissionId, { signal: options.signal, deadline: until });
+    let first: Answer;
+    try {
+      first = await poll(deadline);
+    } catch (error) {
+      throw this.timeoutOr(error, submissionId, startedAt);
+    }
+    options.onPoll?.(first.submission);
+    return pollSubmission({ first, poll, deadline, startedAt, clock: this.clock, ...options });
+  }
+
+  /** One GET of a submission, with its poll hint. */
+  async answer(submissionId: string, options: CallOptions): Promise<Answer> {
+    const { data, response } = await this.transport
+      .request<Submission>(getSubmission(submissionId), options)
+      .withResponse();
+    return { submission: data, retryAfterSeconds: retryAfterOf(response) };
+  }
+
+  /** Within a bounded wait, running out of time is the wait's own timeout. */
+  timeoutOr(error: unknown, submissionId: string, startedAt: number): unknown {
+    if (!(error instanceof APITimeoutError)) return error;
+    const waited = Math.round(this.clock.monotonic() - startedAt);
+    return new SubmissionTimeoutError(submissionId, undefined, waited);
+  }
+}
+
+function getSubmission(submissionId: string) {
+  return {
+    operationId: "getSubmission",
+    method: "GET" as const,
+    path: "/v1/orders/submissions/{submissionId}",
+    pathParams: { submissionId },
+  };
+}
