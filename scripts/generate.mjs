@@ -4,9 +4,9 @@
 //                 client converts money once, at the boundary, from the spec's own knowledge.
 // `--check` regenerates in memory and fails, naming each stale file, when the committed output
 // differs: CI catches a spec edit that was not followed by `npm run generate`.
-import { readFile, writeFile, mkdir } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { parse } from "yaml";
 
