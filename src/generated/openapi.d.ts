@@ -477,6 +477,7 @@ export interface components {
             /** @description A granted site. */
             siteId: number;
             partnerOrderId: components["schemas"]["PartnerOrderId"];
+            shipTo?: never;
             /** @description partnerLineId values are unique within the request. */
             lines: components["schemas"]["OrderLineWithShipTo"][];
         };

@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// Installs the packed tarball into an empty folder, as a partner would, then loads every subpath of
+// the exports map with both `require` and `import` and checks a few names on each. Catches what a
+// test run inside the repository hides: a file missing from "files", a broken exports map, a
+// CommonJS build that cannot load an ESM-only dependency, an optional peer loaded too early.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+/** Names each subpath must export, whichever way it is loaded. */
+const expected = {
+  ".": ["PartnerOrders", "Decimal", "isProblem", "APIError", "RequestValidationError"],
+  "./webhooks": ["verifyWebhook", "parseWebhook", "createWebhookHandler"],
+  "./testing": ["createSandbox", "signWebhook"],
+  "./mcp": ["connectMcp"],
+};
+
+const dir = mkdtempSync(join(tmpdir(), "partner-orders-smoke-"));
+const run = (cmd, args, cwd = dir) =>
+  execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+try {
+  const [{ filename }] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", dir], "."));
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "smoke", private: true }));
+  const extra = pkg.exports["./mcp"] ? ["@modelcontextprotocol/sdk"] : [];
+  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", join(dir, filename), ...extra]);
+
+  let failures = 0;
+  for (const subpath of Object.keys(pkg.exports)) {
+    if (subpath === "./package.json") continue;
+    const id = `partner-orders${subpath.slice(1)}`;
+    const names = JSON.stringify(expected[subpath] ?? []);
+    const check = `const missing = ${names}.filter((n) => !(n in m)); if (missing.length) { console.error("missing " + missing.join(", ")); process.exit(1); }`;
+    const ways = {
+      require: ["-e", `const m = require(${JSON.stringify(id)}); ${check}`],
+      import: ["--input-type=module", "-e", `const m = await import(${JSON.stringify(id)}); ${check}`],
+    };
+    for (const [way, args] of Object.entries(ways)) {
+      try {
+        run(process.execPath, args);
+        console.log(`smoke: ${way} ${id} ok`);
+      } catch (error) {
+        failures++;
+        console.error(`smoke: ${way} ${id} FAILED\n${error.stderr || error.message}`);
+      }
+    }
+  }
+  if (failures) process.exit(1);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
