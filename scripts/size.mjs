@@ -9,7 +9,12 @@ const budgets = [
   {
     entry: "dist/index.js",
     limit: 22 * KiB,
-    modules: ["@modelcontextprotocol", "node_modules/msw", "node_modules/redis", "node_modules/undici"],
+    modules: [
+      "@modelcontextprotocol",
+      "node_modules/msw",
+      "node_modules/redis",
+      "node_modules/undici",
+    ],
   },
   { entry: "dist/webhooks/index.js", limit: 4 * KiB, modules: ["openapi-fetch", "decimal.js"] },
 ];

@@ -24,7 +24,14 @@ try {
   const [{ filename }] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", dir], "."));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "smoke", private: true }));
   const extra = pkg.exports["./mcp"] ? ["@modelcontextprotocol/sdk"] : [];
-  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", join(dir, filename), ...extra]);
+  run("npm", [
+    "install",
+    "--no-audit",
+    "--no-fund",
+    "--prefer-offline",
+    join(dir, filename),
+    ...extra,
+  ]);
 
   let failures = 0;
   for (const subpath of Object.keys(pkg.exports)) {
@@ -34,7 +41,11 @@ try {
     const check = `const missing = ${names}.filter((n) => !(n in m)); if (missing.length) { console.error("missing " + missing.join(", ")); process.exit(1); }`;
     const ways = {
       require: ["-e", `const m = require(${JSON.stringify(id)}); ${check}`],
-      import: ["--input-type=module", "-e", `const m = await import(${JSON.stringify(id)}); ${check}`],
+      import: [
+        "--input-type=module",
+        "-e",
+        `const m = await import(${JSON.stringify(id)}); ${check}`,
+      ],
     };
     for (const [way, args] of Object.entries(ways)) {
       try {
