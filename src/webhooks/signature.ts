@@ -10,6 +10,23 @@ export async function computeSignature(
   t: number | string,
   body: string | Uint8Array | ArrayBuffer,
 ): Promise<string> {
+  return toHex(await hmacSha256(secret, signedPayload(t, toBytes(body))));
+}
+
+/** The bytes the `v1` HMAC covers: `<t>` + `.` + the raw body bytes (API document, "Signing"). */
+export function signedPayload(t: number | string, body: Uint8Array): Uint8Array<ArrayBuffer> {
+  const prefix = toBytes(`${t}.`);
+  const message = new Uint8Array(prefix.length + body.length);
+  message.set(prefix, 0);
+  message.set(body, prefix.length);
+  return message;
+}
+
+/** Raw HMAC-SHA256 digest (32 bytes) of `message` keyed with `secret`, via Web Crypto. */
+export async function hmacSha256(
+  secret: string,
+  message: Uint8Array<ArrayBuffer>,
+): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey(
     "raw",
     new TextEncoder().encode(secret),
@@ -17,12 +34,7 @@ export async function computeSignature(
     false,
     ["sign"],
   );
-  const prefix = toBytes(`${t}.`);
-  const bytes = toBytes(body);
-  const message = new Uint8Array(prefix.length + bytes.length);
-  message.set(prefix, 0);
-  message.set(bytes, prefix.length);
-  return toHex(await crypto.subtle.sign("HMAC", key, message));
+  return new Uint8Array(await crypto.subtle.sign("HMAC", key, message));
 }
 
 export interface SignWebhookOptions {

@@ -1,0 +1,46 @@
+/**
+ * The raw body of a delivery. The signature covers the exact bytes the platform sent (API document,
+ * "Signing", rule 1), so only raw forms are accepted: a parsed object cannot be turned back into
+ * those bytes.
+ */
+export type WebhookBody = string | Uint8Array | ArrayBuffer;
+
+const encoder = new TextEncoder();
+
+/** The bytes of a raw body (a string counts as its UTF-8 bytes); `undefined` when `body` is not raw. */
+export function rawBodyBytes(body: unknown): Uint8Array<ArrayBufferLike> | undefined {
+  if (typeof body === "string") return encoder.encode(body);
+  // ArrayBuffer.isView and the tag check also hold for buffers made in another realm (a vm context,
+  // a worker), where `instanceof` would not.
+  if (ArrayBuffer.isView(body))
+    return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  if (Object.prototype.toString.call(body) === "[object ArrayBuffer]") {
+    return new Uint8Array(body as ArrayBuffer);
+  }
+  return undefined;
+}
+
+/** Why `body` is not raw, and what to pass instead: the one sentence every refusal uses. */
+export function notRawBodyMessage(body: unknown): string {
+  const given =
+    body === undefined || body === null
+      ? `no body (${String(body)})`
+      : `a ${Array.isArray(body) ? "parsed array" : `parsed ${typeof body}`}`;
+  return (
+    `The webhook body was given as ${given}, not the raw request body. The signature covers the ` +
+    "exact bytes received, which a parsed and re-serialized body does not reproduce: pass the raw " +
+    "body as a string, Buffer/Uint8Array or ArrayBuffer (with Express, mount " +
+    'express.raw({ type: "application/json" }) on the webhook route).'
+  );
+}
+
+/** Joins chunks into one array. */
+export function concatBytes(chunks: readonly Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}
