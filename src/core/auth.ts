@@ -96,7 +96,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
       );
     }
     const text = await response.text().catch(() => "");
-    if (!response.ok) throw tokenError(response, text);
+    if (!response.ok) throw tokenError(response, text, this.clock.now());
     let body: { access_token?: unknown; expires_in?: unknown };
     try {
       body = JSON.parse(text);
@@ -126,7 +126,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
 }
 
 /** The token endpoint's error answer: an RFC 6749 `error` body or a problem document. */
-function tokenError(response: Response, text: string) {
+function tokenError(response: Response, text: string, nowMs: number) {
   let body: unknown = text;
   try {
     const parsed = JSON.parse(text) as Record<string, unknown>;
@@ -143,7 +143,7 @@ function tokenError(response: Response, text: string) {
   } catch {
     // Not JSON: the factory handles any body.
   }
-  return errorFromResponse("POST", tokenPath, response, body);
+  return errorFromResponse("POST", tokenPath, response, body, nowMs);
 }
 
 /** A token the partner manages: a fixed string, or a function called again after a 401. */

@@ -232,13 +232,14 @@ const classByStatus: Record<number, typeof APIError> = {
 /**
  * The single factory from an error answer to an error class. `body` is whatever came back, as text
  * or already parsed: a problem document, an empty body, or an HTML page from a proxy; none of them
- * throws here.
+ * throws here. `nowMs` is the client's wall clock, against which a `Retry-After` date is read.
  */
 export function errorFromResponse(
   method: string,
   path: string,
   response: { status: number; headers: Headers },
   body: unknown,
+  nowMs: number = Date.now(),
 ): APIError {
   const problem = parseProblem(body, response.status);
   const init: APIErrorInit = {
@@ -250,7 +251,7 @@ export function errorFromResponse(
   };
   if (response.status === 403 && !problem) return new EdgeFirewallError(init);
   if (response.status === 429) {
-    return new RateLimitError({ ...init, retryAfterSeconds: parseRetryAfter(response.headers) });
+    return new RateLimitError({ ...init, retryAfterSeconds: parseRetryAfter(response.headers, nowMs) });
   }
   const ErrorClass = classByStatus[response.status] ?? APIError;
   return new ErrorClass(init);

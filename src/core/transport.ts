@@ -176,7 +176,7 @@ export class Transport {
         message: `${method} ${path} answered with a redirect (${response.status}), which is not followed.`,
       });
     }
-    const error = errorFromResponse(method, path, response, result.error);
+    const error = errorFromResponse(method, path, response, result.error, clock.now());
     if (error instanceof AuthenticationError && token) rejectedToken.set(error, token);
     throw error;
   }
