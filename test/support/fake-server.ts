@@ -12,6 +12,8 @@ export interface Recorded {
   headers: Headers;
   body: string;
   signal: AbortSignal;
+  /** The request's redirect mode: "manual" means fetch would not follow a 3xx. */
+  redirect: RequestRedirect;
 }
 
 export type Handler = (request: Recorded, call: number) => Response | Promise<Response>;
@@ -130,6 +132,7 @@ export class FakeServer {
       headers: new Headers(request.headers),
       body: await request.text(),
       signal: request.signal,
+      redirect: request.redirect,
     };
     this.requests.push(recorded);
     const route = this.#routes.get(recorded.route);
