@@ -2,16 +2,33 @@ import { type APIPromise, mapResult } from "./core/api-promise";
 import { ClientCredentialsTokenSource, ProvidedTokenSource, type TokenSource } from "./core/auth";
 import { PartnerOrdersError } from "./core/errors";
 import { createLog, type Log } from "./core/logger";
-import type { OrderRequest, Principal, Submission } from "./core/models";
+import type {
+  Order,
+  OrderItem,
+  OrderRequest,
+  Principal,
+  Shipment,
+  Submission,
+} from "./core/models";
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from "./core/options";
 import { type Answer, pollSubmission, type WaitOptions } from "./core/polling";
 import { type CallOptions, Transport } from "./core/transport";
 import { assertValid, checkSubmissionId, validateOrderRequest } from "./core/validation";
 import { type Clock, systemClock } from "./internal/clock";
+import { collect } from "./internal/collect";
 import { Orders, retryAfterOf, submitOperation } from "./resources/orders";
 import { Products } from "./resources/products";
 import { Sites } from "./resources/sites";
 import { Submissions } from "./resources/submissions";
+import {
+  isKnownWebhookEvent,
+  isTestEvent,
+  type OrderLineCancelledEvent,
+  type OrderStatusChangedEvent,
+  type ShipmentCancelledEvent,
+  type ShipmentShippedEvent,
+  type WebhookEvent,
+} from "./webhooks/events";
 
 /**
  * The Partner Order Service client.
@@ -105,6 +122,37 @@ export class PartnerOrders {
       signal,
       onPoll,
     });
+  }
+
+  /**
+   * Re-reads what a webhook event names (API document, Events): the `Order` for
+   * `order.status_changed`, every `Shipment` (all pages) for the shipment events, every `OrderItem`
+   * (all pages) for `order_line.cancelled`; `null` for test events and types this version does not know.
+   */
+  refetch(event: OrderStatusChangedEvent, options?: CallOptions): Promise<Order>;
+  refetch(
+    event: ShipmentShippedEvent | ShipmentCancelledEvent,
+    options?: CallOptions,
+  ): Promise<Shipment[]>;
+  refetch(event: OrderLineCancelledEvent, options?: CallOptions): Promise<OrderItem[]>;
+  refetch(
+    event: WebhookEvent,
+    options?: CallOptions,
+  ): Promise<Order | Shipment[] | OrderItem[] | null>;
+  async refetch(
+    event: WebhookEvent,
+    options?: CallOptions,
+  ): Promise<Order | Shipment[] | OrderItem[] | null> {
+    if (isTestEvent(event) || !isKnownWebhookEvent(event)) return null;
+    switch (event.type) {
+      case "order.status_changed":
+        return this.orders.get(event.orderNumber, options);
+      case "shipment.shipped":
+      case "shipment.cancelled":
+        return collect(this.orders.shipments(event.orderNumber, {}, options));
+      case "order_line.cancelled":
+        return collect(this.orders.items(event.orderNumber, {}, options));
+    }
   }
 
   /**

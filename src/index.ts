@@ -54,3 +54,42 @@ export type { Clock } from "./internal/clock";
 export type { OrderListParams, PageParams, SubmitResult } from "./resources/orders";
 export type { ProductListParams } from "./resources/products";
 export type { SubmissionListParams } from "./resources/submissions";
+// Webhooks: the `partner-orders/webhooks` subpath, also here (API.md, Webhooks).
+export type {
+  DedupeStore,
+  IoRedisClientLike,
+  KnownWebhookEvent,
+  KnownWebhookEventType,
+  MemoryDedupeStoreOptions,
+  NodeRedisClientLike,
+  NodeWebhookRequest,
+  NodeWebhookResponse,
+  OrderLineCancelledEvent,
+  OrderStatusChangedEvent,
+  RedisDedupeStoreOptions,
+  ShipmentCancelledEvent,
+  ShipmentShippedEvent,
+  SignWebhookOptions,
+  UnknownWebhookEvent,
+  VerifyWebhookOptions,
+  WebhookBody,
+  WebhookEvent,
+  WebhookEventBase,
+  WebhookHandler,
+  WebhookHandlerOptions,
+  WebhookHeaders,
+  WebhookLogger,
+  WebhookPayloadReason,
+} from "./webhooks/index";
+export {
+  computeSignature,
+  createMemoryDedupeStore,
+  createRedisDedupeStore,
+  createWebhookHandler,
+  isKnownWebhookEvent,
+  isTestEvent,
+  parseWebhook,
+  signWebhook,
+  verifyWebhook,
+  WebhookPayloadError,
+} from "./webhooks/index";
