@@ -24,10 +24,13 @@ export function harness(options: ClientOptions = {}): Harness {
   return { client, server, clock };
 }
 
-/** Resolves with what `promise` rejected with; fails the test when it resolves. */
-export async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
+/**
+ * Resolves with what `call` rejected with (or threw, when given as a function); fails the test when
+ * it succeeds.
+ */
+export async function rejection(call: PromiseLike<unknown> | (() => unknown)): Promise<unknown> {
   try {
-    await promise;
+    await (typeof call === "function" ? call() : call);
   } catch (error) {
     return error;
   }
