@@ -1,0 +1,23 @@
+/**
+ * `partner-orders/testing`: an in-memory Partner Order Service for tests and demos. Never imported
+ * by the root entry, so production bundles never carry it.
+ */
+
+export type { SignWebhookOptions } from "../webhooks/signature";
+export { signWebhook } from "../webhooks/signature";
+export type { SandboxAdmin, ShipOptions } from "./admin";
+export type { ClockMode, SandboxClock } from "./clock";
+export type { ActiveFault, FaultSpec } from "./faults";
+export type { RequestLogEntry } from "./handler";
+export type { Principal, RouteContext, RouteDefinition } from "./router";
+export type { Sandbox, SandboxCredentials, SandboxOptions } from "./sandbox";
+export { createSandbox, SANDBOX_BASE_URL } from "./sandbox";
+export { DEFAULT_CREDENTIALS, FIXTURES } from "./seed";
+export type { Listener, ListenOptions } from "./server";
+export type { SandboxCounters, SandboxTimings } from "./state";
+export type {
+  WebhookBehaviour,
+  WebhookDelivery,
+  WebhookRegistration,
+  WebhookRegistrationInput,
+} from "./webhooks";
