@@ -27,7 +27,11 @@ describe("parseWebhook", () => {
   });
 
   it("keeps occurredAt as sent and lets unknown fields through", () => {
-    const event = parseWebhook(JSON.stringify(shipmentShipped({ occurredAt: "2025-06-01T11:59:58.123+02:00", extra: { a: 1 } })));
+    const event = parseWebhook(
+      JSON.stringify(
+        shipmentShipped({ occurredAt: "2025-06-01T11:59:58.123+02:00", extra: { a: 1 } }),
+      ),
+    );
     expect(event.occurredAt).toBe("2025-06-01T11:59:58.123+02:00");
     expect((event as Record<string, unknown>).extra).toEqual({ a: 1 });
   });
@@ -39,7 +43,11 @@ describe("parseWebhook", () => {
 
   it("reads unknown types as UnknownWebhookEvent with every field", () => {
     const event = parseWebhook(
-      JSON.stringify({ ...shipmentShipped(), type: "shipment.delivered", deliveredOn: "2025-06-02" }),
+      JSON.stringify({
+        ...shipmentShipped(),
+        type: "shipment.delivered",
+        deliveredOn: "2025-06-02",
+      }),
     );
     expect(isKnownWebhookEvent(event)).toBe(false);
     expect(event.type).toBe("shipment.delivered");
@@ -47,26 +55,41 @@ describe("parseWebhook", () => {
   });
 
   it("recognises the four known types", () => {
-    for (const type of ["order.status_changed", "shipment.shipped", "shipment.cancelled", "order_line.cancelled"]) {
+    for (const type of [
+      "order.status_changed",
+      "shipment.shipped",
+      "shipment.cancelled",
+      "order_line.cancelled",
+    ]) {
       expect(isKnownWebhookEvent(parseWebhook(shipmentShipped({ type })))).toBe(true);
     }
   });
 
   it("refuses bodies that are not UTF-8 JSON events, with a reason", () => {
-    expect(payloadReason(() => parseWebhook(new Uint8Array([0x7b, 0xff, 0x7d])))).toBe("invalid_utf8");
+    expect(payloadReason(() => parseWebhook(new Uint8Array([0x7b, 0xff, 0x7d])))).toBe(
+      "invalid_utf8",
+    );
     expect(payloadReason(() => parseWebhook("{"))).toBe("invalid_json");
     expect(payloadReason(() => parseWebhook("[]"))).toBe("invalid_event");
     expect(payloadReason(() => parseWebhook("null"))).toBe("invalid_event");
     expect(payloadReason(() => parseWebhook(undefined as unknown as string))).toBe("invalid_event");
     for (const field of ["eventId", "type", "occurredAt", "siteId", "orderNumber"]) {
-      expect(payloadReason(() => parseWebhook(shipmentShipped({ [field]: undefined })))).toBe("invalid_event");
+      expect(payloadReason(() => parseWebhook(shipmentShipped({ [field]: undefined })))).toBe(
+        "invalid_event",
+      );
     }
-    expect(payloadReason(() => parseWebhook(shipmentShipped({ siteId: "12" })))).toBe("invalid_event");
-    expect(payloadReason(() => parseWebhook(shipmentShipped({ orderNumber: 1.5 })))).toBe("invalid_event");
+    expect(payloadReason(() => parseWebhook(shipmentShipped({ siteId: "12" })))).toBe(
+      "invalid_event",
+    );
+    expect(payloadReason(() => parseWebhook(shipmentShipped({ orderNumber: 1.5 })))).toBe(
+      "invalid_event",
+    );
     expect(payloadReason(() => parseWebhook(shipmentShipped({ shipmentNumber: undefined })))).toBe(
       "invalid_event",
     );
-    expect(payloadReason(() => parseWebhook(shipmentShipped({ partnerOrderId: 7 })))).toBe("invalid_event");
+    expect(payloadReason(() => parseWebhook(shipmentShipped({ partnerOrderId: 7 })))).toBe(
+      "invalid_event",
+    );
   });
 
   it("names the missing field in the message", () => {
@@ -74,7 +97,10 @@ describe("parseWebhook", () => {
   });
 
   it("does not need shipmentNumber on non-shipment events", () => {
-    const event = parseWebhook({ ...shipmentShipped({ type: "order.status_changed" }), shipmentNumber: undefined });
+    const event = parseWebhook({
+      ...shipmentShipped({ type: "order.status_changed" }),
+      shipmentNumber: undefined,
+    });
     expect(event.type).toBe("order.status_changed");
   });
 });

@@ -23,7 +23,9 @@ export async function delivery(
   options: { secret?: string; t?: number } = {},
 ) {
   const body = JSON.stringify(event);
-  const signature = await signWebhook(body, options.secret ?? SECRET, { t: options.t ?? NOW_SECONDS });
+  const signature = await signWebhook(body, options.secret ?? SECRET, {
+    t: options.t ?? NOW_SECONDS,
+  });
   return {
     body,
     headers: { "platform-signature": signature, "platform-event-id": String(event.eventId) },

@@ -56,7 +56,8 @@ describe("webhook event types", () => {
         expectTypeOf(event.someNewField).toEqualTypeOf<unknown>();
         return;
       }
-      if (event.type === "shipment.cancelled") expectTypeOf(event.shipmentNumber).toEqualTypeOf<number>();
+      if (event.type === "shipment.cancelled")
+        expectTypeOf(event.shipmentNumber).toEqualTypeOf<number>();
     };
     void check;
   });

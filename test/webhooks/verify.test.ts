@@ -1,4 +1,9 @@
-import { signWebhook, verifyWebhook, WebhookPayloadError, WebhookVerificationError } from "partner-orders/webhooks";
+import {
+  signWebhook,
+  verifyWebhook,
+  WebhookPayloadError,
+  WebhookVerificationError,
+} from "partner-orders/webhooks";
 import { describe, expect, it } from "vitest";
 import { delivery, NOW, NOW_SECONDS, SECRET, shipmentShipped } from "./support";
 
@@ -24,7 +29,9 @@ describe("verifyWebhook", () => {
     // A Buffer that is a slice of a larger allocation, as Node's pool hands them out.
     const pooled = Buffer.concat([Buffer.from("xxxx"), Buffer.from(body)]).subarray(4);
     for (const form of [body, Buffer.from(body), bytes, bytes.slice().buffer, pooled]) {
-      await expect(verifyWebhook({ body: form, headers, secret: SECRET, now: NOW })).resolves.toMatchObject({
+      await expect(
+        verifyWebhook({ body: form, headers, secret: SECRET, now: NOW }),
+      ).resolves.toMatchObject({
         eventId: "evt_0a1b2c3d",
       });
     }
@@ -39,7 +46,9 @@ describe("verifyWebhook", () => {
       { "PLATFORM-SIGNATURE": value },
       { "Platform-Signature": value, host: "x" },
     ]) {
-      await expect(verifyWebhook({ body, headers: form, secret: SECRET, now: NOW })).resolves.toBeDefined();
+      await expect(
+        verifyWebhook({ body, headers: form, secret: SECRET, now: NOW }),
+      ).resolves.toBeDefined();
     }
   });
 
@@ -50,14 +59,16 @@ describe("verifyWebhook", () => {
     const header = `t=${NOW_SECONDS},${old},${current}`;
     const headers = { "platform-signature": header };
     await expect(verifyWebhook({ body, headers, secret: SECRET, now: NOW })).resolves.toBeDefined();
-    await expect(verifyWebhook({ body, headers, secret: "whsec_old", now: NOW })).resolves.toBeDefined();
+    await expect(
+      verifyWebhook({ body, headers, secret: "whsec_old", now: NOW }),
+    ).resolves.toBeDefined();
     const onlyOld = { "platform-signature": `t=${NOW_SECONDS},${old}` };
     await expect(
       verifyWebhook({ body, headers: onlyOld, secret: ["whsec_new", "whsec_old"], now: NOW }),
     ).resolves.toBeDefined();
-    expect(await reason(verifyWebhook({ body, headers: onlyOld, secret: ["whsec_new"], now: NOW }))).toBe(
-      "signature_mismatch",
-    );
+    expect(
+      await reason(verifyWebhook({ body, headers: onlyOld, secret: ["whsec_new"], now: NOW })),
+    ).toBe("signature_mismatch");
   });
 
   it("ignores entries of other schemes next to v1", async () => {
@@ -73,20 +84,26 @@ describe("verifyWebhook", () => {
     expect(await reason(verifyWebhook({ body, headers, secret: "whsec_other", now: NOW }))).toBe(
       "signature_mismatch",
     );
-    expect(await reason(verifyWebhook({ body: `${body} `, headers, secret: SECRET, now: NOW }))).toBe(
-      "signature_mismatch",
-    );
+    expect(
+      await reason(verifyWebhook({ body: `${body} `, headers, secret: SECRET, now: NOW })),
+    ).toBe("signature_mismatch");
     const moved = headers["platform-signature"].replace(`t=${NOW_SECONDS}`, `t=${NOW_SECONDS + 1}`);
     expect(
-      await reason(verifyWebhook({ body, headers: { "platform-signature": moved }, secret: SECRET, now: NOW })),
+      await reason(
+        verifyWebhook({ body, headers: { "platform-signature": moved }, secret: SECRET, now: NOW }),
+      ),
     ).toBe("signature_mismatch");
   });
 
   it("checks the tolerance both ways, 300 s by default, inclusive", async () => {
     const { body, headers } = await delivery();
     const at = (seconds: number) => new Date((NOW_SECONDS + seconds) * 1000);
-    await expect(verifyWebhook({ body, headers, secret: SECRET, now: at(300) })).resolves.toBeDefined();
-    await expect(verifyWebhook({ body, headers, secret: SECRET, now: at(-300) })).resolves.toBeDefined();
+    await expect(
+      verifyWebhook({ body, headers, secret: SECRET, now: at(300) }),
+    ).resolves.toBeDefined();
+    await expect(
+      verifyWebhook({ body, headers, secret: SECRET, now: at(-300) }),
+    ).resolves.toBeDefined();
     expect(await reason(verifyWebhook({ body, headers, secret: SECRET, now: at(301) }))).toBe(
       "timestamp_out_of_tolerance",
     );
@@ -94,20 +111,26 @@ describe("verifyWebhook", () => {
       "timestamp_out_of_tolerance",
     );
     expect(
-      await reason(verifyWebhook({ body, headers, secret: SECRET, now: at(11), toleranceSeconds: 10 })),
+      await reason(
+        verifyWebhook({ body, headers, secret: SECRET, now: at(11), toleranceSeconds: 10 }),
+      ),
     ).toBe("timestamp_out_of_tolerance");
   });
 
   it("signals a missing header, naming parseWebhook for endpoints without a secret", async () => {
     const { body } = await delivery();
-    const error = await verifyWebhook({ body, headers: {}, secret: SECRET, now: NOW }).catch((e) => e);
+    const error = await verifyWebhook({ body, headers: {}, secret: SECRET, now: NOW }).catch(
+      (e) => e,
+    );
     expect(error).toBeInstanceOf(WebhookVerificationError);
     expect(error.reason).toBe("missing_header");
     expect(error.message).toMatch(/parseWebhook/);
-    expect(await reason(verifyWebhook({ body, headers: new Headers(), secret: SECRET }))).toBe("missing_header");
-    expect(await reason(verifyWebhook({ body, headers: { "platform-signature": [] }, secret: SECRET }))).toBe(
+    expect(await reason(verifyWebhook({ body, headers: new Headers(), secret: SECRET }))).toBe(
       "missing_header",
     );
+    expect(
+      await reason(verifyWebhook({ body, headers: { "platform-signature": [] }, secret: SECRET })),
+    ).toBe("missing_header");
   });
 
   it.each([
@@ -128,7 +151,9 @@ describe("verifyWebhook", () => {
   ])("refuses a malformed header (%s) with malformed_header", async (_, header) => {
     const { body } = await delivery();
     const headers = { "platform-signature": header };
-    expect(await reason(verifyWebhook({ body, headers, secret: SECRET, now: NOW }))).toBe("malformed_header");
+    expect(await reason(verifyWebhook({ body, headers, secret: SECRET, now: NOW }))).toBe(
+      "malformed_header",
+    );
   });
 
   it("refuses a parsed body, telling to pass the raw body", async () => {
@@ -147,7 +172,9 @@ describe("verifyWebhook", () => {
   it("hints at re-serialization when a pretty-printed body does not match", async () => {
     const { headers } = await delivery();
     const pretty = JSON.stringify(shipmentShipped(), null, 2);
-    const error = await verifyWebhook({ body: pretty, headers, secret: SECRET, now: NOW }).catch((e) => e);
+    const error = await verifyWebhook({ body: pretty, headers, secret: SECRET, now: NOW }).catch(
+      (e) => e,
+    );
     expect(error.reason).toBe("signature_mismatch");
     expect(error.message).toMatch(/re-serialized/);
   });
@@ -169,9 +196,9 @@ describe("verifyWebhook", () => {
     const { body, headers } = await delivery();
     await expect(verifyWebhook({ body, headers, secret: [] })).rejects.toBeInstanceOf(TypeError);
     await expect(verifyWebhook({ body, headers, secret: "" })).rejects.toBeInstanceOf(TypeError);
-    await expect(verifyWebhook({ body, headers, secret: SECRET, toleranceSeconds: -1 })).rejects.toBeInstanceOf(
-      RangeError,
-    );
+    await expect(
+      verifyWebhook({ body, headers, secret: SECRET, toleranceSeconds: -1 }),
+    ).rejects.toBeInstanceOf(RangeError);
   });
 
   it("after a valid signature, a body that is not JSON is a WebhookPayloadError", async () => {
