@@ -96,12 +96,13 @@ describe("bearer authentication", () => {
     const token = await tokenFor(sandbox);
     const details = new Set<string>();
     const ids = new Set<string>();
-    for (const headers of [
+    const attempts: Record<string, string>[] = [
       {},
       { authorization: `Basic ${token}` },
       { authorization: "Bearer nope" },
       { authorization: token },
-    ]) {
+    ];
+    for (const headers of attempts) {
       const res = await sandbox.fetch("/v1/orders", { headers });
       const detail = await expectInvalidToken(res.clone());
       details.add(detail);
