@@ -26,7 +26,7 @@ function setup(options: Partial<WebhookHandlerOptions> = {}) {
   return { handler, onEvent, logger };
 }
 
-async function post(url: string, body: string | Uint8Array, headers: Record<string, string> = {}) {
+async function post(url: string, body: string, headers: Record<string, string> = {}) {
   const response = await fetch(url, { method: "POST", body, headers });
   return {
     status: response.status,
