@@ -1,0 +1,124 @@
+import { createSandbox } from "partner-orders/testing";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { api, tokenFor, validOrder } from "./helpers";
+
+const sandbox = createSandbox({ clock: "manual", syncWaitMs: 0 });
+let token: string;
+let client: ReturnType<typeof api>;
+beforeAll(async () => {
+  token = await tokenFor(sandbox);
+  client = api(sandbox, token);
+});
+afterEach(() => sandbox.faults.clear());
+afterAll(() => sandbox.close());
+
+const auth = () => ({ authorization: `Bearer ${token}` });
+
+describe("faults.inject", () => {
+  it("answers the edge firewall's bodiless 403 without a problem document or requestId", async () => {
+    sandbox.faults.inject({ path: "/v1/ping", firewall: true });
+    const res = await sandbox.fetch("/v1/ping");
+    expect(res.status).toBe(403);
+    expect(await res.text()).toBe("");
+    expect(res.headers.get("content-type")).toBeNull();
+    expect(res.headers.get("x-request-id")).toBeNull();
+    expect((await sandbox.fetch("/v1/ping")).status).toBe(200);
+  });
+
+  it("answers the next N matching requests with a status, any code and Retry-After", async () => {
+    sandbox.faults.inject({
+      method: "get",
+      path: "/v1/orders/{orderNumber}",
+      times: 2,
+      status: 503,
+      code: "brand_new_code",
+      retryAfter: 7,
+    });
+    for (let i = 0; i < 2; i++) {
+      const { status, json, headers } = await client.get("/v1/orders/100001");
+      expect([status, json.code, headers.get("retry-after")]).toEqual([503, "brand_new_code", "7"]);
+      expect(headers.get("content-type")).toBe("application/problem+json");
+    }
+    expect((await client.get("/v1/orders/100001")).status).toBe(200);
+    expect(sandbox.faults.pending).toHaveLength(0);
+  });
+
+  it("matches by RegExp and leaves other requests alone", async () => {
+    sandbox.faults.inject({ path: /\/shipments$/, status: 429 });
+    expect((await client.get("/v1/orders/100001")).status).toBe(200);
+    const limited = await client.get("/v1/orders/100001/shipments");
+    expect([limited.status, limited.json.code]).toEqual([429, "rate_limit_exceeded"]);
+  });
+
+  it("drops the connection before the work: fetch rejects and nothing was created", async () => {
+    const before = sandbox.counters.submissionsCreated;
+    sandbox.faults.inject({ method: "POST", path: "/v1/orders", drop: "before" });
+    const order = validOrder();
+    const post = () =>
+      sandbox.fetch("/v1/orders", { method: "POST", headers: auth(), body: JSON.stringify(order) });
+    await expect(post()).rejects.toThrow(TypeError);
+    expect(sandbox.counters.submissionsCreated).toBe(before);
+    expect((await post()).status).toBe(201);
+  });
+
+  it("drops the connection after the work: the retry finds the submission already there", async () => {
+    const before = sandbox.counters.submissionsCreated;
+    sandbox.faults.inject({ method: "POST", path: "/v1/orders", drop: "after" });
+    const body = JSON.stringify(validOrder());
+    const post = () => sandbox.fetch("/v1/orders", { method: "POST", headers: auth(), body });
+    await expect(post()).rejects.toThrow(TypeError);
+    expect(sandbox.counters.submissionsCreated).toBe(before + 1);
+    expect((await post()).status).toBe(200);
+    // The request log kept both bodies, identical.
+    const posts = sandbox.requests
+      .filter((r) => r.method === "POST" && r.path === "/v1/orders")
+      .slice(-2);
+    expect(posts.map((p) => p.body)).toEqual([body, body]);
+  });
+
+  it("delays in real time, so a client timeout fires", async () => {
+    sandbox.faults.inject({ path: "/v1/me", delayMs: 200 });
+    const started = Date.now();
+    const attempt = sandbox.fetch("/v1/me", { headers: auth(), signal: AbortSignal.timeout(30) });
+    await expect(attempt).rejects.toMatchObject({ name: "TimeoutError" });
+    expect(Date.now() - started).toBeLessThan(150);
+  });
+});
+
+describe("listen(): a real HTTP server", () => {
+  it("serves the same sandbox over loopback, and drops a connection by destroying the socket", async () => {
+    const { url, close } = await sandbox.listen();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const me = await fetch(`${url}/v1/me`, { headers: auth() });
+    expect((await me.json()).partnerId).toBe("ptn_sandbox");
+    const form = new URLSearchParams({
+      grant_type: "client_credentials",
+      ...{ client_id: "sandbox-client" },
+      client_secret: "sandbox-secret",
+    });
+    expect((await fetch(`${url}/oauth2/token`, { method: "POST", body: form })).status).toBe(200);
+    sandbox.faults.inject({ path: "/v1/sites", drop: "before" });
+    await expect(fetch(`${url}/v1/sites`, { headers: auth() })).rejects.toThrow(TypeError);
+    sandbox.faults.inject({ path: "/v1/ping", firewall: true });
+    const blocked = await fetch(`${url}/v1/ping`);
+    expect([blocked.status, await blocked.text()]).toEqual([403, ""]);
+    await close();
+    await expect(fetch(`${url}/v1/ping`)).rejects.toThrow();
+  });
+});
+
+describe("mswHandlers()", () => {
+  it("serves the sandbox through msw at a base URL, drops included", async () => {
+    const { setupServer } = await import("msw/node");
+    const server = setupServer(...(await sandbox.mswHandlers("https://api.partner.test")));
+    server.listen({ onUnhandledRequest: "error" });
+    try {
+      const res = await fetch("https://api.partner.test/v1/orders/100001", { headers: auth() });
+      expect((await res.json()).orderNumber).toBe(100001);
+      sandbox.faults.inject({ path: "/v1/ping", drop: "before" });
+      await expect(fetch("https://api.partner.test/v1/ping")).rejects.toThrow(TypeError);
+    } finally {
+      server.close();
+    }
+  });
+});
