@@ -1,0 +1,155 @@
+import {
+  APIError,
+  AuthenticationError,
+  BadRequestError,
+  EdgeFirewallError,
+  isProblem,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+} from "partner-orders";
+import { FIXTURES } from "partner-orders/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type E2E, rejection, startE2E } from "./support";
+
+/**
+ * Errors end to end: problem documents from the sandbox over real HTTP become the typed error family
+ * (API document, "Errors"), and injected faults are retried or thrown as the retry table says.
+ */
+
+let e2e: E2E;
+beforeEach(async () => {
+  e2e = await startE2E();
+});
+afterEach(() => e2e.close());
+
+const orderPath = "/v1/orders/{orderNumber}";
+const attempts = () => e2e.sandbox.counters.requests[`GET ${orderPath}`] ?? 0;
+
+describe("problem documents", () => {
+  it("an order outside the grant is NotFoundError order_not_found (same as missing)", async () => {
+    const error = await rejection(e2e.client.orders.get(FIXTURES.orders.otherPartner));
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(isProblem(error, "order_not_found")).toBe(true);
+    const missing = await rejection(e2e.client.orders.get(999_999));
+    expect(isProblem(missing, "order_not_found")).toBe(true);
+    // 404 is never retried.
+    expect(attempts()).toBe(2);
+  });
+
+  it("a client without orders:read gets PermissionDeniedError insufficient_scope on orders.list", async () => {
+    const sitesOnly = e2e.newClient({ scopes: ["sites:read"] });
+    expect((await sitesOnly.me()).scopes).toEqual(["partner-api/sites:read"]);
+    const error = await rejection(sitesOnly.orders.list());
+    expect(error).toBeInstanceOf(PermissionDeniedError);
+    expect(error).not.toBeInstanceOf(EdgeFirewallError);
+    expect(isProblem(error, "insufficient_scope")).toBe(true);
+    expect(e2e.sandbox.counters.requests["GET /v1/orders"]).toBe(1);
+  });
+
+  it("a partner record without orders:read caps the token the same way", async () => {
+    e2e.sandbox.admin.setCapabilities(FIXTURES.partnerId, ["partner-api/sites:read"]);
+    const error = await rejection(e2e.client.orders.get(FIXTURES.orders.tracking));
+    expect(isProblem(error, "insufficient_scope")).toBe(true);
+  });
+
+  it("bad credentials give an AuthenticationError that carries no secret", async () => {
+    const secret = "wrong-secret-0d3f9a7c";
+    const client = e2e.newClient({ clientSecret: secret });
+    const error = await rejection(client.me());
+    expect(error).toBeInstanceOf(AuthenticationError);
+    const seen = [
+      String(error),
+      (error as Error).message,
+      (error as Error).stack ?? "",
+      JSON.stringify(error),
+      JSON.stringify((error as APIError).problem ?? {}),
+    ].join("\n");
+    expect(seen).not.toContain(secret);
+    expect(seen).not.toContain(
+      Buffer.from(`${e2e.sandbox.credentials.clientId}:${secret}`).toString("base64"),
+    );
+    // One token request, not a storm; the API itself was never asked.
+    expect(e2e.sandbox.counters.tokenRequests).toBe(1);
+    expect(e2e.sandbox.counters.requests["GET /v1/me"]).toBeUndefined();
+  });
+});
+
+describe("injected faults", () => {
+  it("503 then success: retried after a backoff, the call succeeds", async () => {
+    e2e.sandbox.faults.inject({ method: "GET", path: orderPath, status: 503 });
+    const order = await e2e.client.orders.get(FIXTURES.orders.tracking);
+    expect(order.orderNumber).toBe(FIXTURES.orders.tracking);
+    expect(attempts()).toBe(2);
+    expect(e2e.clock.sleeps).toHaveLength(1);
+    expect(e2e.clock.sleeps[0]).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it("429 with Retry-After: waited at least the hint on the client's clock, then retried", async () => {
+    e2e.sandbox.faults.inject({ method: "GET", path: orderPath, status: 429, retryAfter: 7 });
+    const order = await e2e.client.orders.get(FIXTURES.orders.tracking);
+    expect(order.orderNumber).toBe(FIXTURES.orders.tracking);
+    expect(attempts()).toBe(2);
+    expect(e2e.clock.sleeps).toHaveLength(1);
+    expect(e2e.clock.sleeps[0]).toBeGreaterThanOrEqual(7_000);
+  });
+
+  it("429 with a hint over 60 s is thrown at once as RateLimitError", async () => {
+    e2e.sandbox.faults.inject({ method: "GET", path: orderPath, status: 429, retryAfter: 120 });
+    const error = await rejection(e2e.client.orders.get(FIXTURES.orders.tracking));
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfterSeconds).toBe(120);
+    expect(isProblem(error, "rate_limit_exceeded")).toBe(true);
+    expect(attempts()).toBe(1);
+    expect(e2e.clock.sleeps).toEqual([]);
+  });
+
+  it("the edge firewall's bodiless 403 is EdgeFirewallError, not a scope error, not retried", async () => {
+    e2e.sandbox.faults.inject({ method: "GET", path: orderPath, firewall: true });
+    const error = await rejection(e2e.client.orders.get(FIXTURES.orders.tracking));
+    expect(error).toBeInstanceOf(EdgeFirewallError);
+    expect(error).not.toBeInstanceOf(PermissionDeniedError);
+    expect(error).toMatchObject({ status: 403, code: undefined, requestId: undefined });
+    expect(attempts()).toBe(1);
+  });
+
+  it("the edge firewall on /v1/ping too", async () => {
+    e2e.sandbox.faults.inject({ method: "GET", path: "/v1/ping", firewall: true });
+    expect(await rejection(e2e.client.ping())).toBeInstanceOf(EdgeFirewallError);
+  });
+
+  it("an unknown problem code is kept, as an error of its status", async () => {
+    e2e.sandbox.faults.inject({
+      method: "GET",
+      path: orderPath,
+      status: 400,
+      code: "brand_new_rule",
+      detail: "A rule added within v1.",
+    });
+    const error = await rejection(e2e.client.orders.get(FIXTURES.orders.tracking));
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect(error).toMatchObject({ status: 400, code: "brand_new_rule" });
+    expect(isProblem(error, "brand_new_rule")).toBe(true);
+    expect((error as APIError).problem?.detail).toBe("A rule added within v1.");
+
+    e2e.sandbox.faults.inject({ method: "GET", path: orderPath, status: 418, code: "teapot" });
+    const other = await rejection(e2e.client.orders.get(FIXTURES.orders.tracking));
+    expect(other).toBeInstanceOf(APIError);
+    expect(other).toMatchObject({ status: 418, code: "teapot" });
+  });
+
+  it("a dropped connection is retried and the call succeeds", async () => {
+    e2e.sandbox.faults.inject({ method: "GET", path: orderPath, drop: "before" });
+    const order = await e2e.client.orders.get(FIXTURES.orders.tracking);
+    expect(order.orderNumber).toBe(FIXTURES.orders.tracking);
+    expect(attempts()).toBe(2);
+    expect(e2e.clock.sleeps).toHaveLength(1);
+  });
+
+  it("a 500 is retried once, a second one is thrown", async () => {
+    e2e.sandbox.faults.inject({ method: "GET", path: orderPath, status: 500, times: 2 });
+    const error = await rejection(e2e.client.orders.get(FIXTURES.orders.tracking));
+    expect(isProblem(error, "internal_error")).toBe(true);
+    expect(attempts()).toBe(2);
+  });
+});
