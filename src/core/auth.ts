@@ -1,5 +1,10 @@
 import type { Clock } from "../internal/clock";
-import { APIConnectionError, AuthenticationError, errorFromResponse } from "./errors";
+import {
+  APIConnectionError,
+  APITimeoutError,
+  AuthenticationError,
+  errorFromResponse,
+} from "./errors";
 import type { ResolvedOptions } from "./options";
 
 /** Where a call's bearer token comes from. */
@@ -82,20 +87,38 @@ export class ClientCredentialsTokenSource implements TokenSource {
     }
     const url = new URL(`${baseUrl.pathname.replace(/\/$/, "")}${tokenPath}`, baseUrl);
     const started = this.clock.monotonic();
+    // The token request is an HTTP attempt like any other: `timeoutMs` bounds it, or a silent token
+    // endpoint would hang every call that waits on it.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), this.options.timeoutMs);
     let response: Response;
+    let text: string;
     try {
       response = await this.fetchFn(
-        new Request(url, { method: "POST", headers, body: form.toString(), redirect: "manual" }),
+        new Request(url, {
+          method: "POST",
+          headers,
+          body: form.toString(),
+          redirect: "manual",
+          signal: timeout.signal,
+        }),
       );
+      text = await response.text().catch(() => "");
     } catch (cause) {
+      if (timeout.signal.aborted) {
+        throw new APITimeoutError(
+          `POST ${tokenPath} timed out after ${this.options.timeoutMs} ms.`,
+        );
+      }
       throw new APIConnectionError(
         `POST ${tokenPath} failed: could not reach the token endpoint.`,
         {
           cause,
         },
       );
+    } finally {
+      clearTimeout(timer);
     }
-    const text = await response.text().catch(() => "");
     if (!response.ok) throw tokenError(response, text, this.clock.now());
     let body: { access_token?: unknown; expires_in?: unknown };
     try {
