@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
+  APITimeoutError,
   AuthenticationError,
   InternalServerError,
   PermissionDeniedError,
   RateLimitError,
 } from "../../src/core/errors";
 import { harness, rejection } from "../support/client";
-import { json, problem, raw } from "../support/fake-server";
+import { hang, json, problem, raw } from "../support/fake-server";
 
 const me = {
   partnerId: "p",
@@ -234,5 +235,16 @@ describe("token endpoint failures become typed errors without the secret", () =>
     }
     expect(server.to("GET /v1/me")).toHaveLength(0);
     if (error instanceof RateLimitError) expect(error.retryAfterSeconds).toBe(7);
+  });
+});
+
+describe("a token endpoint that never answers", () => {
+  it("is bounded by timeoutMs like any attempt, retried, then APITimeoutError", async () => {
+    const { client, server } = harness({ timeoutMs: 20, maxRetries: 1 });
+    server.on("POST /oauth2/token", hang);
+    expect(await rejection(client.me())).toBeInstanceOf(APITimeoutError);
+    expect(server.tokenRequests).toHaveLength(2);
+    expect(server.tokenRequests.every((r) => r.signal.aborted)).toBe(true);
+    expect(server.to("GET /v1/me")).toHaveLength(0);
   });
 });
