@@ -1,0 +1,68 @@
+import { FIXTURES } from "partner-orders/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { type E2E, rawWalk, startE2E } from "./support";
+
+/**
+ * The token cache end to end (API document, Authentication 1: cache the token, do not mint per
+ * request; Errors rule 3: on 401 mint a new token and retry once).
+ */
+
+let e2e: E2E | undefined;
+afterEach(async () => {
+  await e2e?.close();
+  e2e = undefined;
+});
+
+describe("token cache", () => {
+  it("100 concurrent cold calls share exactly one token request", async () => {
+    e2e = await startE2E();
+    const results = await Promise.all(Array.from({ length: 100 }, () => e2e?.client.me()));
+    expect(results.every((me) => me?.partnerId === FIXTURES.partnerId)).toBe(true);
+    expect(e2e.sandbox.counters.tokenRequests).toBe(1);
+    expect(e2e.sandbox.counters.requests["GET /v1/me"]).toBe(100);
+    // And the cached token keeps serving later calls.
+    await e2e.client.sites.list();
+    expect(e2e.sandbox.counters.tokenRequests).toBe(1);
+  });
+
+  it("a token expired on the service mid-iteration: one 401, one mint, no order skipped or repeated", async () => {
+    e2e = await startE2E({ tokenTtlSeconds: 600 });
+    const expected = await rawWalk<{ orderNumber: number }>(e2e, "/v1/orders?limit=200", "orders");
+    e2e.sandbox.resetCounters();
+
+    const seen: number[] = [];
+    let expiredAt = -1;
+    for await (const order of e2e.client.orders.list({ limit: 40 })) {
+      seen.push(order.orderNumber);
+      if (seen.length === 100) {
+        // Only the service's clock moves: the client still thinks its token is fresh.
+        expiredAt = e2e.sandbox.requests.length;
+        e2e.sandbox.clock.advance(601_000);
+      }
+    }
+    expect(seen).toEqual(expected.map((o) => o.orderNumber));
+    expect(new Set(seen).size).toBe(seen.length);
+
+    // The page after the expiry was answered 401 once, then fetched again with a fresh token.
+    const after = e2e.sandbox.requests.slice(expiredAt);
+    const statuses = after.map((r) => `${r.method} ${r.template} ${r.status}`);
+    expect(statuses.slice(0, 3)).toEqual([
+      "GET /v1/orders 401",
+      "POST /oauth2/token 200",
+      "GET /v1/orders 200",
+    ]);
+    expect(after.filter((r) => r.status === 401)).toHaveLength(1);
+    // The first mint (cold start) and the one after the 401.
+    expect(e2e.sandbox.counters.tokensIssued).toBe(2);
+  });
+
+  it("a revoked client's token fails on next use and is not retried forever", async () => {
+    e2e = await startE2E();
+    await e2e.client.me();
+    e2e.sandbox.admin.revokeClient(e2e.sandbox.credentials.clientId);
+    await expect(e2e.client.me()).rejects.toMatchObject({ status: 401 });
+    // One 401, one refused mint: nothing more.
+    expect(e2e.sandbox.counters.requests["GET /v1/me"]).toBe(2);
+    expect(e2e.sandbox.counters.tokenRequests).toBe(2);
+  });
+});
