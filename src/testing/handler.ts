@@ -45,7 +45,9 @@ export function createPipeline(
     const url = new URL(request.url);
     const match = routes.match(request.method, url.pathname);
     const route = match?.route;
-    if (route?.host === "bearer" && transport.kind === "mtls") return notFound(requestId);
+    // The mTLS host has no token endpoint (API document, Mutual TLS): the certificate is the credential.
+    if (transport.kind === "mtls" && url.pathname.startsWith("/oauth2/"))
+      return notFound(requestId);
     const who =
       route?.auth === "none" ? undefined : (principal ?? authenticate(state, request, transport));
     if (route?.auth !== "none" && !who) {

@@ -34,8 +34,6 @@ export interface RouteDefinition {
   auth?: "none" | "credential";
   /** A scope the effective set must hold, else 403 insufficient_scope. */
   scope?: string;
-  /** Which listener serves the route. @default "both" */
-  host?: "bearer" | "both";
   handle(ctx: RouteContext): Response | Promise<Response>;
 }
 
