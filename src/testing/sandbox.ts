@@ -136,7 +136,6 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     method: "POST",
     path: "/oauth2/token",
     auth: "none",
-    host: "bearer",
     handle: tokenEndpoint,
   });
   for (const route of [...accountRoutes, ...orderRoutes, ...submissionRoutes, ...productRoutes])
