@@ -116,7 +116,11 @@ const MIB = 1024 * 1024;
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
   const secrets = options.secret === undefined ? undefined : checkSecrets(options.secret);
   const toleranceSeconds = checkTolerance(options.toleranceSeconds);
+  if (typeof options.onEvent !== "function") {
+    throw new TypeError("createWebhookHandler needs an onEvent(event) function.");
+  }
   const maxBodyBytes = options.maxBodyBytes ?? MIB;
+  if (!(maxBodyBytes > 0)) throw new RangeError("maxBodyBytes must be a positive number of bytes.");
   const logger = options.logger ?? console;
   const store = dedupeStore(options.dedupe);
   const inFlight = new Set<Promise<void>>();
@@ -175,7 +179,10 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   /** Starts `dispatch` on a later task, so the answer is on its way first. */
   function schedule(event: WebhookEvent | undefined, waitUntil?: (p: Promise<unknown>) => void) {
     if (!event) return;
-    const task = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => dispatch(event));
+    const task = new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(() => dispatch(event))
+      // dispatch only rejects when the logger itself throws; nothing is left to report it to.
+      .catch(() => undefined);
     inFlight.add(task);
     void task.finally(() => inFlight.delete(task));
     try {

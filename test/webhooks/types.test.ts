@@ -13,7 +13,7 @@ import {
   type WebhookHandler,
 } from "partner-orders/webhooks";
 import type { createClient } from "redis";
-import { describe, expectTypeOf, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 
 describe("webhook event types", () => {
   it("narrow exactly on type among the known events", () => {
@@ -76,8 +76,8 @@ describe("webhook event types", () => {
     const fetchHandler: (request: Request) => Promise<Response> = handler.fetch;
     void node;
     void fetchHandler;
-    // @ts-expect-error onEvent is required
-    createWebhookHandler({ secret: "s" });
+    // @ts-expect-error onEvent is required, by the types and at run time
+    expect(() => createWebhookHandler({ secret: "s" })).toThrow(TypeError);
   });
 
   it("accept a node-redis client in the Redis store", () => {
