@@ -10,12 +10,20 @@ import type {
   Shipment,
   Submission,
 } from "./core/models";
-import { type ClientOptions, type ResolvedOptions, resolveOptions } from "./core/options";
+import { type MtlsCertificateInfo, MtlsConnection } from "./core/mtls";
+import {
+  type ClientOptions,
+  type MtlsOptions,
+  type ResolvedOptions,
+  resolveOptions,
+} from "./core/options";
 import { type Answer, pollSubmission, type WaitOptions } from "./core/polling";
 import { type CallOptions, Transport } from "./core/transport";
 import { assertValid, checkSubmissionId, validateOrderRequest } from "./core/validation";
 import { type Clock, systemClock } from "./internal/clock";
 import { collect } from "./internal/collect";
+import { attachMcpAccess } from "./internal/mcp-access";
+import { createMcpFetch } from "./internal/mcp-fetch";
 import { Orders, retryAfterOf, submitOperation } from "./resources/orders";
 import { Products } from "./resources/products";
 import { Sites } from "./resources/sites";
@@ -47,16 +55,20 @@ export class PartnerOrders {
   readonly #transport: Transport;
   readonly #clock: Clock;
   readonly #log: Log;
+  readonly #mtls: MtlsConnection | undefined;
 
   constructor(options: ClientOptions = {}) {
     this.#options = resolveOptions(options);
     this.#clock = options.clock ?? systemClock;
     this.#log = createLog(options.logger, options.logLevel ?? "warn");
-    const fetchFn = createFetch(options, this.#options);
+    this.#mtls =
+      this.#options.mtls && new MtlsConnection(this.#options.mtls, this.#clock, this.#log);
+    const fetchFn = createFetch(options, this.#mtls);
+    const tokens = createTokenSource(this.#options, fetchFn, this.#clock);
     this.#transport = new Transport({
       baseUrl: this.#options.baseUrl,
       fetch: fetchFn,
-      tokens: createTokenSource(this.#options, fetchFn, this.#clock),
+      tokens,
       maxRetries: this.#options.maxRetries,
       timeoutMs: this.#options.timeoutMs,
       clock: this.#clock,
@@ -66,6 +78,31 @@ export class PartnerOrders {
     this.submissions = new Submissions(this.#transport, this.#clock);
     this.products = new Products(this.#transport);
     this.sites = new Sites(this.#transport);
+    // partner-orders/mcp reaches the same fetch and token cache through a symbol, not a public field.
+    attachMcpAccess(
+      this,
+      this.#options.baseUrl,
+      createMcpFetch(fetchFn, tokens, this.#options, this.#clock, this.#log),
+    );
+  }
+
+  /**
+   * Replaces the mutual-TLS client certificate of a live client, without a restart. The new
+   * certificate is checked first (as `checkMtlsCertificate` does); if it fails, the one in use
+   * stays in use and the returned promise rejects with an `MtlsCertificateError`. Requests already
+   * under way finish on the old certificate. Register the new certificate with the service before
+   * switching (API document, Mutual TLS: both can be live at once).
+   *
+   * @example
+   * await client.setMtlsCertificate({ cert: newCertPem, key: newKeyPem });
+   */
+  setMtlsCertificate(material: MtlsOptions): Promise<MtlsCertificateInfo> {
+    if (!this.#mtls) {
+      return Promise.reject(
+        new PartnerOrdersError("setMtlsCertificate() needs a client created with { mtls }."),
+      );
+    }
+    return this.#mtls.replace(material);
   }
 
   /** The credential's partner, granted sites, auth method and effective scopes. A good first call. */
@@ -176,12 +213,15 @@ export class PartnerOrders {
 
 function createFetch(
   options: ClientOptions,
-  resolved: ResolvedOptions,
+  mtls: MtlsConnection | undefined,
 ): (request: Request) => Promise<Response> {
-  if (resolved.mtls) {
-    throw new PartnerOrdersError("Mutual TLS is not available in this version of partner-orders.");
-  }
   const custom = options.fetch;
+  if (mtls) {
+    // A custom fetch cannot carry the client certificate; dropping either silently would be worse.
+    if (custom)
+      throw new PartnerOrdersError("mtls and fetch cannot be combined: pass one of them.");
+    return mtls.fetch;
+  }
   // Looked up at call time, so request interceptors installed later (msw, nock) still apply.
   return custom ? (request) => custom(request) : (request) => globalThis.fetch(request);
 }

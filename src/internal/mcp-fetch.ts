@@ -1,0 +1,88 @@
+import type { TokenSource } from "../core/auth";
+import {
+  APIConnectionError,
+  APIError,
+  APIUserAbortError,
+  AuthenticationError,
+  errorFromResponse,
+  PartnerOrdersError,
+} from "../core/errors";
+import type { Log } from "../core/logger";
+import type { ResolvedOptions } from "../core/options";
+import { withRetries } from "../core/retry";
+import type { Clock } from "./clock";
+import type { McpAccess } from "./mcp-access";
+
+/**
+ * Answers the SDK gets as typed errors of this package, retried by the client's policy: 401 (one
+ * fresh token), 403 (the edge firewall; no scope check applies to POST /v1/mcp), 429 (`Retry-After`)
+ * and 5xx. Every other status is an MCP transport answer (400, 404, 405 for the optional GET stream,
+ * 406, 415) and goes back to the SDK untouched.
+ */
+function isTypedStatus(status: number): boolean {
+  return status === 401 || status === 403 || status === 429 || status >= 500;
+}
+
+/**
+ * The fetch behind `partner-orders/mcp`: the REST client's own HTTP path (`fetchFn`, so mutual TLS
+ * and a custom fetch apply) and its token source (so the MCP connection shares the token cache and
+ * its single flight), under the same retry policy and `maxRetries` (API document, POST /v1/mcp:
+ * "Errors at HTTP level: 401, 429 (with Retry-After)").
+ */
+export function createMcpFetch(
+  fetchFn: (request: Request) => Promise<Response>,
+  tokens: TokenSource | undefined,
+  options: ResolvedOptions,
+  clock: Clock,
+  log: Log,
+): McpAccess["fetch"] {
+  return (url, init = {}) => {
+    const method = (init.method ?? "GET").toUpperCase();
+    const path = new URL(url).pathname;
+    const signal = init.signal ?? undefined;
+    const rejected = new WeakMap<AuthenticationError, string>();
+
+    const attempt = async (): Promise<Response> => {
+      if (signal?.aborted) throw new APIUserAbortError();
+      const headers = new Headers(init.headers);
+      const token = tokens ? await tokens.get(signal) : undefined;
+      if (token) headers.set("authorization", `Bearer ${token}`);
+      let response: Response;
+      try {
+        // Never follow a redirect here: credentials must not leave the configured origin.
+        response = await fetchFn(new Request(url, { ...init, headers, redirect: "manual" }));
+      } catch (cause) {
+        if (signal?.aborted) throw new APIUserAbortError();
+        if (cause instanceof PartnerOrdersError) throw cause;
+        throw new APIConnectionError(`${method} ${path} failed: could not reach the service.`, {
+          cause,
+        });
+      }
+      if (response.ok || !isTypedStatus(response.status)) return response;
+      const text = await response.text().catch(() => "");
+      const error = errorFromResponse(method, path, response, text, clock.now());
+      if (error instanceof AuthenticationError && token) rejected.set(error, token);
+      throw error;
+    };
+
+    return withRetries(attempt, {
+      maxRetries: options.maxRetries,
+      clock,
+      signal,
+      onUnauthorized: (error) => {
+        const token = rejected.get(error);
+        return token !== undefined && tokens?.invalidate(token) === true;
+      },
+      onRetry: ({ error, attempt: n, delayMs }) =>
+        log.info(`retrying ${method} ${path}`, {
+          status: error instanceof APIError ? error.status : undefined,
+          code: error instanceof APIError ? error.code : undefined,
+          attempt: n,
+          delayMs: Math.round(delayMs),
+        }),
+    }).catch((error: unknown) => {
+      if (signal?.aborted && !(error instanceof PartnerOrdersError)) throw new APIUserAbortError();
+      throw error;
+    });
+  };
+}
