@@ -60,10 +60,15 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
   /** Every page, in order; the first may already have been fetched by `await`. */
   async *pages(): AsyncGenerator<Page<T>, void, undefined> {
     let page = await this.#firstPage();
+    // Cursors seen in this walk: a keyset listing never hands one out twice, so a repeat is a cycle.
+    const seen = new Set<string>(this.startCursor === undefined ? [] : [this.startCursor]);
     for (;;) {
       yield this.#toPage(page);
-      if (page.nextCursor === null) return;
-      page = await this.#fetch(page.nextCursor);
+      const cursor = page.nextCursor;
+      if (cursor === null) return;
+      if (seen.has(cursor)) throw repeatedCursor();
+      seen.add(cursor);
+      page = await this.#fetch(cursor);
     }
   }
 
@@ -77,12 +82,7 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
 
   async #fetch(cursor: string | undefined): Promise<PageData<T>> {
     const page = await this.fetchPage(cursor);
-    if (cursor !== undefined && page.nextCursor === cursor) {
-      throw new PartnerOrdersError(
-        "The service returned the same cursor it was given; stopping instead of looping. " +
-          "Restart the listing without a cursor.",
-      );
-    }
+    if (cursor !== undefined && page.nextCursor === cursor) throw repeatedCursor();
     return page;
   }
 
@@ -98,4 +98,11 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
       },
     };
   }
+}
+
+function repeatedCursor(): PartnerOrdersError {
+  return new PartnerOrdersError(
+    "The service returned a cursor this listing had already followed; stopping instead of " +
+      "looping. Restart the listing without a cursor.",
+  );
 }

@@ -38,12 +38,15 @@ export interface RetryState {
 /** Milliseconds to wait before retrying after `error`, or null when it must not be retried. */
 export function retryDelay(error: unknown, state: RetryState, random = Math.random): number | null {
   const step = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** state.retriesMade);
-  // Jitter spreads a fleet of clients so they do not all come back in the same second.
-  const jittered = step * (1 + random() * 0.25);
+  // Jitter spreads a fleet of clients so they do not all come back in the same second; the cap
+  // holds after it.
+  const jittered = Math.min(retryPolicy.maxDelayMs, step * (1 + random() * 0.25));
   if (error instanceof RateLimitError) {
     const hint = error.retryAfterSeconds;
-    if (hint !== null && hint > retryPolicy.maxRetryAfterSeconds) return null;
-    return (hint ?? 0) * 1000 + random() * step;
+    if (hint === null) return jittered;
+    if (hint > retryPolicy.maxRetryAfterSeconds) return null;
+    // The server's hint is a floor (STYLE.md: server hints win); jitter only adds to it.
+    return hint * 1000 + random() * step;
   }
   if (error instanceof AuthenticationError) {
     // One fresh token, at once; a second 401 is final (API document, Errors rule 3).

@@ -10,6 +10,8 @@ import {
   AuthenticationError,
   errorFromResponse,
   PartnerOrdersError,
+  RequestValidationError,
+  type Violation,
 } from "./errors";
 import type { Log } from "./logger";
 import { decodeBody } from "./money";
@@ -30,6 +32,14 @@ export interface Operation {
   body?: unknown;
   /** False for the calls that need no application credential (GET /v1/ping). @default true */
   auth?: boolean;
+  /**
+   * Broken rules found in the call's arguments. When there is any, the call is rejected with a
+   * {@link RequestValidationError} and nothing is sent (rejected, not thrown, so
+   * `Promise.allSettled` and `.catch()` see it like any other failure).
+   */
+  violations?: readonly Violation[];
+  /** Names the arguments in that error's message, e.g. "order request". */
+  what?: string;
 }
 
 export interface CallOptions extends RequestOptions {
@@ -69,6 +79,10 @@ export class Transport {
   }
 
   request<T>(operation: Operation, options: CallOptions = {}): APIPromise<T> {
+    if (operation.violations?.length) {
+      const error = new RequestValidationError(operation.violations, operation.what);
+      return new APIPromise<T>(Promise.reject(error));
+    }
     return new APIPromise(this.#run<T>(operation, options));
   }
 

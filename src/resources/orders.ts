@@ -5,7 +5,6 @@ import type { Order, OrderItem, OrderRequest, Shipment, Submission } from "../co
 import { Paginated } from "../core/pagination";
 import type { CallOptions, Transport } from "../core/transport";
 import {
-  assertValid,
   checkCursor,
   checkLimit,
   checkOrderNumber,
@@ -55,8 +54,12 @@ export class Orders {
   /** Orders across the granted sites, by (placedOn, orderNumber). */
   list(params: OrderListParams = {}, options?: CallOptions): Paginated<Order> {
     const { siteId, status, limit, cursor } = params;
-    assertValid(
-      [
+    const operation = {
+      operationId: "listOrders",
+      method: "GET" as const,
+      path: "/v1/orders",
+      query: { siteId, status, limit },
+      violations: [
         ...optional(siteId, checkSiteId, "siteId"),
         ...optional(limit, checkLimit, "limit"),
         ...optional(cursor, checkCursor, "cursor"),
@@ -64,25 +67,20 @@ export class Orders {
           ? [{ path: "status", message: "must be a non-empty string" }]
           : []),
       ],
-      "order list parameters",
-    );
-    const operation = {
-      operationId: "listOrders",
-      method: "GET" as const,
-      path: "/v1/orders",
-      query: { siteId, status, limit },
+      what: "order list parameters",
     };
     return paginate<Order>(this.transport, operation, "orders", cursor, options);
   }
 
   get(orderNumber: number, options?: CallOptions): APIPromise<Order> {
-    assertValid(checkOrderNumber(orderNumber), "orderNumber");
     return this.transport.request<Order>(
       {
         operationId: "getOrder",
         method: "GET",
         path: "/v1/orders/{orderNumber}",
         pathParams: { orderNumber },
+        violations: checkOrderNumber(orderNumber),
+        what: "orderNumber",
       },
       options,
     );
@@ -90,20 +88,14 @@ export class Orders {
 
   /** The order's lines, cancelled ones included (`cancelled: true`). */
   items(orderNumber: number, params: PageParams = {}, options?: CallOptions): Paginated<OrderItem> {
-    assertValid(
-      [
-        ...checkOrderNumber(orderNumber),
-        ...optional(params.limit, checkLimit, "limit"),
-        ...optional(params.cursor, checkCursor, "cursor"),
-      ],
-      "order items parameters",
-    );
     const operation = {
       operationId: "listOrderItems",
       method: "GET" as const,
       path: "/v1/orders/{orderNumber}/items",
       pathParams: { orderNumber },
       query: { limit: params.limit },
+      violations: pageViolations(orderNumber, params),
+      what: "order items parameters",
     };
     return paginate<OrderItem>(this.transport, operation, "items", params.cursor, options);
   }
@@ -118,19 +110,13 @@ export class Orders {
     params: PageParams = {},
     options?: CallOptions,
   ): Paginated<Shipment> {
-    assertValid(
-      [
-        ...checkOrderNumber(orderNumber),
-        ...optional(params.limit, checkLimit, "limit"),
-        ...optional(params.cursor, checkCursor, "cursor"),
-      ],
-      "shipments parameters",
-    );
     const base = {
       operationId: "listOrderShipments",
       method: "GET" as const,
       path: "/v1/orders/{orderNumber}/shipments",
       pathParams: { orderNumber },
+      violations: pageViolations(orderNumber, params),
+      what: "shipments parameters",
     };
     return new Paginated<Shipment>(async (cursor) => {
       let limit = params.limit;
@@ -160,7 +146,6 @@ export class Orders {
    * the original submission (API document, POST /v1/orders rule 6).
    */
   submit(request: OrderRequest, options?: CallOptions): APIPromise<SubmitResult> {
-    assertValid(validateOrderRequest(request), "order request");
     return mapResult(
       this.transport.request<Submission>(submitOperation(request), options),
       (submission, response) => ({
@@ -174,7 +159,22 @@ export class Orders {
 }
 
 export function submitOperation(request: OrderRequest) {
-  return { operationId: "submitOrder", method: "POST" as const, path: "/v1/orders", body: request };
+  return {
+    operationId: "submitOrder",
+    method: "POST" as const,
+    path: "/v1/orders",
+    body: request,
+    violations: validateOrderRequest(request),
+    what: "order request",
+  };
+}
+
+function pageViolations(orderNumber: number, params: PageParams): Violation[] {
+  return [
+    ...checkOrderNumber(orderNumber),
+    ...optional(params.limit, checkLimit, "limit"),
+    ...optional(params.cursor, checkCursor, "cursor"),
+  ];
 }
 
 export function retryAfterOf(response: Response): number | null {

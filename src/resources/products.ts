@@ -3,7 +3,6 @@ import type { Product, ProductDetail, Quote } from "../core/models";
 import type { Paginated } from "../core/pagination";
 import type { CallOptions, Transport } from "../core/transport";
 import {
-  assertValid,
   checkCursor,
   checkLimit,
   checkProductId,
@@ -29,32 +28,31 @@ export class Products {
   /** The orderable catalog, one entry per variant, by (productId, variantId). No prices. */
   list(params: ProductListParams = {}, options?: CallOptions): Paginated<Product> {
     const { siteId, serviceType, limit, cursor } = params;
-    assertValid(
-      [
-        ...optional(siteId, checkSiteId, "siteId"),
-        ...optional(serviceType, checkServiceType, "serviceType"),
-        ...optional(limit, checkLimit, "limit"),
-        ...optional(cursor, checkCursor, "cursor"),
-      ],
-      "product list parameters",
-    );
     const operation = {
       operationId: "listProducts",
       method: "GET" as const,
       path: "/v1/products",
       query: { siteId, serviceType, limit },
+      violations: [
+        ...optional(siteId, checkSiteId, "siteId"),
+        ...optional(serviceType, checkServiceType, "serviceType"),
+        ...optional(limit, checkLimit, "limit"),
+        ...optional(cursor, checkCursor, "cursor"),
+      ],
+      what: "product list parameters",
     };
     return paginate<Product>(this.transport, operation, "products", cursor, options);
   }
 
   get(productId: string, options?: CallOptions): APIPromise<ProductDetail> {
-    assertValid(checkProductId(productId), "productId");
     return this.transport.request<ProductDetail>(
       {
         operationId: "getProduct",
         method: "GET",
         path: "/v1/products/{productId}",
         pathParams: { productId },
+        violations: checkProductId(productId),
+        what: "productId",
       },
       options,
     );
@@ -62,7 +60,6 @@ export class Products {
 
   /** The site price for `quantity` (after site markup and offering discount). No side effect. */
   quote(productId: string, quantity: number, options?: CallOptions): APIPromise<Quote> {
-    assertValid([...checkProductId(productId), ...checkQuantity(quantity)], "quote request");
     return this.transport.request<Quote>(
       {
         operationId: "quoteProduct",
@@ -70,6 +67,8 @@ export class Products {
         path: "/v1/products/{productId}/quote",
         pathParams: { productId },
         body: { quantity },
+        violations: [...checkProductId(productId), ...checkQuantity(quantity)],
+        what: "quote request",
       },
       options,
     );

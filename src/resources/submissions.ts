@@ -55,7 +55,6 @@ export class Submissions {
   }
 
   get(submissionId: string, options?: CallOptions): APIPromise<Submission> {
-    assertValid(checkSubmissionId(submissionId), "submissionId");
     return this.transport.request<Submission>(getSubmission(submissionId), options);
   }
 
@@ -102,5 +101,7 @@ function getSubmission(submissionId: string) {
     method: "GET" as const,
     path: "/v1/orders/submissions/{submissionId}",
     pathParams: { submissionId },
+    violations: checkSubmissionId(submissionId),
+    what: "submissionId",
   };
 }
