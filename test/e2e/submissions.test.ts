@@ -54,12 +54,9 @@ describe("orders.submit", () => {
   });
 
   it("a site without an ordering user is ConflictError ordering_not_provisioned", async () => {
-    const request = {
-      ...orderFor("sub-3", FIXTURES.sites.notProvisioned),
-      lines: [
-        { productId: FIXTURES.products.notProvisionedSite, partnerLineId: "l1", quantity: 1 },
-      ],
-    };
+    const request = orderFor("sub-3", FIXTURES.sites.notProvisioned, [
+      { productId: FIXTURES.products.notProvisionedSite, partnerLineId: "l1", quantity: 1 },
+    ]);
     const error = await rejection(e2e.client.orders.submit(request));
     expect(error).toBeInstanceOf(ConflictError);
     expect(isProblem(error, "ordering_not_provisioned")).toBe(true);
@@ -77,17 +74,9 @@ describe("orders.submit", () => {
 
 describe("submitOrderAndWait", () => {
   it("a product not in the catalog ends `failed` with errors, returned not thrown", async () => {
-    const request = {
-      ...orderFor("wait-failed"),
-      lines: [
-        {
-          productId: FIXTURES.products.unlisted,
-          variantId: 1501,
-          partnerLineId: "pen",
-          quantity: 1,
-        },
-      ],
-    };
+    const request = orderFor("wait-failed", FIXTURES.sites.main, [
+      { productId: FIXTURES.products.unlisted, variantId: 1501, partnerLineId: "pen", quantity: 1 },
+    ]);
     const result = await e2e.client.submitOrderAndWait(request);
     expect(result.status).toBe("failed");
     expect(result.order).toBeUndefined();

@@ -137,15 +137,16 @@ export const shipTo = {
   country: "GB",
 };
 
+type OrderLine = { productId: string; partnerLineId: string; quantity: number; variantId?: number };
+
 /** A valid order for site 101 (one STOCK line, one POD line) under `partnerOrderId`. */
-export function orderFor(partnerOrderId: string, siteId = 101): OrderRequest {
-  return {
-    siteId,
-    partnerOrderId,
-    shipTo: { ...shipTo, email: "ada@example.com" },
-    lines: [
-      { productId: "SLO_1001", variantId: 11, partnerLineId: "line-1", quantity: 2 },
-      { productId: "SLS_2001", partnerLineId: "line-2", quantity: 3 },
-    ],
-  };
+export function orderFor(
+  partnerOrderId: string,
+  siteId = 101,
+  lines: OrderLine[] = [
+    { productId: "SLO_1001", variantId: 11, partnerLineId: "line-1", quantity: 2 },
+    { productId: "SLS_2001", partnerLineId: "line-2", quantity: 3 },
+  ],
+): OrderRequest {
+  return { siteId, partnerOrderId, shipTo: { ...shipTo, email: "ada@example.com" }, lines };
 }
