@@ -53,15 +53,9 @@ export function createAdmin(state: SandboxState) {
       const o = order(orderNumber);
       const shipmentNumber = Math.max(0, ...o.shipments.map((s) => s.shipmentNumber)) + 1;
       o.shipments.push({
-        shipmentNumber,
-        shippingService: null,
-        manualTrackingNumber: null,
-        shippedOn: null,
-        deliveredOn: null,
+        ...blankShipment(shipmentNumber),
         estimatedShipBy: now(),
         shipBy: now(),
-        deliverBy: null,
-        packages: [],
         ...fields,
       });
       return shipmentNumber;
