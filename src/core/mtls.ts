@@ -187,6 +187,14 @@ const strongSignatures = new Map([
   ["1.2.840.10045.4.3.3", "ecdsa-with-SHA384"],
   ["1.2.840.10045.4.3.4", "ecdsa-with-SHA512"],
 ]);
+/** Names of the weak algorithms still met in the wild, so the error can say which one it saw. */
+const weakSignatureNames = new Map([
+  ["1.2.840.113549.1.1.4", "md5WithRSAEncryption"],
+  ["1.2.840.113549.1.1.5", "sha1WithRSAEncryption"],
+  ["1.2.840.113549.1.1.14", "sha224WithRSAEncryption"],
+  ["1.2.840.10045.4.1", "ecdsa-with-SHA1"],
+  ["1.2.840.10045.4.3.1", "ecdsa-with-SHA224"],
+]);
 const rsassaPss = "1.2.840.113549.1.1.10";
 /** DER of the SHA-256, SHA-384 and SHA-512 OIDs, looked for in RSASSA-PSS parameters. */
 const strongPssHashes = [
@@ -205,7 +213,9 @@ function checkSignature(cert: X509, which: string): void {
   throw new MtlsCertificateError(
     "weak_signature",
     `${capitalize(which)} is signed with ${
-      algorithm ? `algorithm ${algorithm.oid}` : "an unreadable algorithm"
+      algorithm
+        ? (weakSignatureNames.get(algorithm.oid) ?? `algorithm ${algorithm.oid}`)
+        : "an unreadable algorithm"
     }; the service requires SHA-256 or stronger.`,
   );
 }
