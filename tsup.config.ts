@@ -15,6 +15,9 @@ export default defineConfig({
   splitting: false,
   sourcemap: false,
   treeshake: true,
+  // Keep `node:` specifiers as written: Deno and some bundlers need the prefix to tell a built-in.
+  removeNodeProtocol: false,
+  external: [/^node:/],
   // p-retry is ESM-only; bundling it (and its one dependency) keeps the CommonJS build working on
   // every Node 20 release, including those before require(esm).
   noExternal: ["p-retry", "is-network-error"],
