@@ -1,0 +1,255 @@
+/**
+ * `npm run bench`: this SDK against what a partner would otherwise write, side by side in one run,
+ * and the goals it is held to. Prints progress and a report, and writes bench/results.md.
+ *
+ *   BENCH_ROUNDS=7 npm run bench     more rounds (default 5)
+ *
+ * See bench/README.md for what is measured and how.
+ */
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import os from "node:os";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { breakdown } from "./breakdown";
+import { fetchToken, handWritten, openapiFetch, sdk } from "./contenders";
+import {
+  bundleSizes,
+  coldImport,
+  ensureBuilt,
+  heapRun,
+  pollsForSubmission,
+  root,
+  tokenRequestsForColdBurst,
+} from "./goals";
+import { MODES, runLatency, SCENARIOS } from "./latency";
+import { median, ratio, spread, time } from "./stats";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CREDENTIALS = { clientId: "sandbox-client", clientSecret: "sandbox-secret" };
+const BASELINE = "fetch + JSON.parse";
+const SDK = "partner-orders";
+
+const startedAt = performance.now();
+const progress = (line: string) =>
+  console.log(`[${((performance.now() - startedAt) / 1000).toFixed(1).padStart(5)} s] ${line}`);
+
+/** Starts bench/server.ts in its own process and waits for the URL it prints. */
+async function startServer() {
+  const child = spawn(process.execPath, ["--import", "tsx", resolve(root, "bench/server.ts")], {
+    cwd: root,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const first = await new Promise<string>((done, fail) => {
+    lines.once("line", done);
+    child.once("exit", (code) => fail(new Error(`bench server exited with ${code}`)));
+  });
+  lines.close();
+  const info = JSON.parse(first) as { url: string; orders: number; firstOrderNumber: number };
+  return {
+    ...info,
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once("exit", () => done());
+        child.stdin.end();
+      }),
+  };
+}
+
+const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? "unknown"}), Node ${process.version}, ${os.platform()} ${os.arch()}, load average at start ${os
+  .loadavg()
+  .map((l) => l.toFixed(1))
+  .join(" / ")}`;
+progress(`machine: ${machine}`);
+
+const entry = ensureBuilt(progress);
+const server = await startServer();
+progress(`bench server (separate process): ${server.url}, ${server.orders} orders`);
+
+let report: string;
+try {
+  const token = await fetchToken(server.url, CREDENTIALS);
+  const contenders = [
+    handWritten(server.url, token),
+    openapiFetch(server.url, token),
+    sdk(server.url, CREDENTIALS),
+  ];
+  // The SDK's token is fetched here, before any timing.
+  for (const c of contenders) {
+    await c.getOrder(server.firstOrderNumber);
+    const count = await c.iterate();
+    if (count !== server.orders) throw new Error(`${c.name} iterated ${count} orders`);
+  }
+  progress(`contenders agree on ${server.orders} orders; ${ROUNDS} rounds each, order rotated`);
+
+  const latency = await runLatency(contenders, server.firstOrderNumber, ROUNDS, progress);
+
+  const burst = await tokenRequestsForColdBurst(server.url, CREDENTIALS, server.firstOrderNumber);
+  progress(
+    `token: ${burst.tokenRequests} token request(s) for ${burst.calls} cold concurrent calls`,
+  );
+  await server.stop();
+
+  const polls = await pollsForSubmission();
+  progress(`submitOrderAndWait: ${polls.polls} polls (allowed ${polls.allowed}), ${polls.status}`);
+
+  const heapSdk = await heapRun("sdk");
+  const heapFetch = await heapRun("fetch");
+  progress(
+    `200,000 orders: kept ${heapSdk.keptPage100ToLastMB.toFixed(2)} MB (hand-written ${heapFetch.keptPage100ToLastMB.toFixed(2)} MB)`,
+  );
+
+  const imports = coldImport(entry);
+  const sdkImport = imports.find((i) => i.label.startsWith("partner-orders"));
+  progress(`cold import: partner-orders +${sdkImport?.aboveBareMs.toFixed(1)} ms above bare node`);
+
+  const bundles = await bundleSizes(entry);
+  const parts = await breakdown();
+  progress("in-process breakdown done");
+
+  report = render({ latency, burst, polls, heapSdk, heapFetch, imports, bundles, parts });
+} catch (error) {
+  await server.stop().catch(() => {});
+  throw error;
+}
+
+writeFileSync(resolve(root, "bench/results.md"), report);
+console.log(`\n${report}`);
+progress("wrote bench/results.md");
+
+// ---------------------------------------------------------------------------------------------
+
+function render(r: {
+  latency: Awaited<ReturnType<typeof runLatency>>;
+  burst: Awaited<ReturnType<typeof tokenRequestsForColdBurst>>;
+  polls: Awaited<ReturnType<typeof pollsForSubmission>>;
+  heapSdk: Awaited<ReturnType<typeof heapRun>>;
+  heapFetch: Awaited<ReturnType<typeof heapRun>>;
+  imports: ReturnType<typeof coldImport>;
+  bundles: Awaited<ReturnType<typeof bundleSizes>>;
+  parts: Awaited<ReturnType<typeof breakdown>>;
+}): string {
+  const out: string[] = [];
+  const ratiosOf = (
+    scenario: (typeof SCENARIOS)[number]["id"],
+    mode: (typeof MODES)[number],
+    name: string,
+    field: "latencyUs" | "cpuUs",
+  ) => {
+    const base = r.latency[scenario][mode][BASELINE] ?? [];
+    return (r.latency[scenario][mode][name] ?? []).map(
+      (round, i) => round[field] / ((base[i]?.[field] ?? Number.NaN) || Number.NaN),
+    );
+  };
+
+  out.push("# Benchmark results", "");
+  out.push(`Machine: ${machine}.`, "");
+  out.push(
+    `Server: the sandbox's HTTP server on loopback in a separate process (bench/server.ts). ${ROUNDS} rounds, contenders' order rotated each round. Latency: median of the round's calls, then median (min-max) over rounds. CPU: the client process's user + system time per call. Ratios are to the hand-written \`fetch\` + \`JSON.parse\` + \`new Decimal\` baseline, per round, median (min-max) over rounds.`,
+    "",
+  );
+
+  out.push("## Goals", "");
+  out.push("| goal | measured | met |", "|---|---|---|");
+  const goal = (label: string, measured: string, met: boolean) =>
+    out.push(`| ${label} | ${measured} | ${met ? "met" : "**not met**"} |`);
+  const orderRatio = median(ratiosOf("order", "sequential", SDK, "latencyUs"));
+  goal(
+    "one order: SDK / hand-written fetch <= 1.10 (sequential, median of rounds)",
+    ratio(orderRatio),
+    orderRatio <= 1.1,
+  );
+  const pageRatio = median(ratiosOf("page", "sequential", SDK, "latencyUs"));
+  goal(
+    "200-order page with money: SDK / hand-written <= 1.00 (sequential, median of rounds)",
+    ratio(pageRatio),
+    pageRatio <= 1.0,
+  );
+  goal(
+    "200,000 orders: heap kept between page 100 and page 1,000 < 2 MB",
+    `${r.heapSdk.keptPage100ToLastMB.toFixed(2)} MB (peak +${r.heapSdk.peakAboveStartMB.toFixed(1)} MB)`,
+    r.heapSdk.keptPage100ToLastMB < 2,
+  );
+  goal(
+    `token: exactly 1 token request for ${r.burst.calls} concurrent cold calls (counted at the server)`,
+    `${r.burst.tokenRequests}${r.burst.failed ? ` (${r.burst.failed} calls failed)` : ""}`,
+    r.burst.tokenRequests === 1 && r.burst.failed === 0,
+  );
+  goal(
+    `submitOrderAndWait: at most one poll per Retry-After (${r.polls.retryAfterMs / 1000} s) interval`,
+    `${r.polls.polls} polls for a submission terminal after 9 s (at most ${r.polls.allowed}); shortest gap ${(r.polls.minGapMs / 1000).toFixed(1)} s`,
+    r.polls.polls <= r.polls.allowed && !(r.polls.minGapMs < r.polls.retryAfterMs),
+  );
+  const sdkImport = r.imports.find((i) => i.label.startsWith("partner-orders"));
+  goal(
+    "cold import of dist/index.js above bare node < 20 ms",
+    `${sdkImport?.aboveBareMs.toFixed(1)} ms`,
+    (sdkImport?.aboveBareMs ?? Number.POSITIVE_INFINITY) < 20,
+  );
+  out.push("");
+
+  for (const { id, label } of SCENARIOS) {
+    out.push(`## ${label}`, "");
+    out.push(
+      "| mode | client | latency | CPU / call | latency ratio | CPU ratio |",
+      "|---|---|---|---|---|---|",
+    );
+    for (const mode of MODES) {
+      for (const [name, rounds] of Object.entries(r.latency[id][mode])) {
+        const lat = rounds.map((x) => x.latencyUs);
+        const cpu = rounds.map((x) => x.cpuUs);
+        const lr =
+          name === BASELINE ? "1.00x" : spread(ratiosOf(id, mode, name, "latencyUs"), ratio);
+        const cr = name === BASELINE ? "1.00x" : spread(ratiosOf(id, mode, name, "cpuUs"), ratio);
+        out.push(
+          `| ${mode} | ${name} | ${spread(lat, time)} | ${spread(cpu, time)} | ${lr} | ${cr} |`,
+        );
+      }
+    }
+    out.push("");
+  }
+
+  out.push("## Memory: 200,000 orders through an async generator", "");
+  out.push(
+    "Child process with `--expose-gc`; an in-process `fetch` serves 1,000 pages of 200 (bench/heap.ts).",
+    "",
+    "| client | time | peak heap above start | heap kept, page 100 -> 1,000 |",
+    "|---|---|---|---|",
+  );
+  for (const h of [r.heapFetch, r.heapSdk]) {
+    out.push(
+      `| ${h.mode === "sdk" ? SDK : "hand-written async generator"} | ${h.seconds.toFixed(2)} s | ${h.peakAboveStartMB.toFixed(1)} MB | ${h.keptPage100ToLastMB.toFixed(2)} MB |`,
+    );
+  }
+  out.push("");
+
+  out.push("## Start-up and size", "");
+  out.push("| import | cold start (median) | above bare node |", "|---|---|---|");
+  for (const i of r.imports) {
+    out.push(
+      `| ${i.label} | ${i.medianMs.toFixed(1)} ms | ${i.label === "bare node" ? "-" : `${i.aboveBareMs.toFixed(1)} ms`} |`,
+    );
+  }
+  out.push(
+    "",
+    "| bundled (esbuild, minified, with dependencies) | minified | gzip |",
+    "|---|---|---|",
+  );
+  for (const b of r.bundles) {
+    out.push(`| ${b.label} | ${b.minifiedKB.toFixed(1)} kB | ${b.gzipKB.toFixed(1)} kB |`);
+  }
+  out.push("");
+
+  out.push("## Where the time goes (in-process, no network)", "");
+  out.push(
+    `One 200-order page: ${(r.parts.pageBytes / 1024).toFixed(0)} KB, ${r.parts.moneyFields} non-null money fields.`,
+    "",
+    "| step | time |",
+    "|---|---|",
+  );
+  for (const row of r.parts.rows) out.push(`| ${row.label} | ${time(row.us)} |`);
+  out.push("");
+  return out.join("\n");
+}
