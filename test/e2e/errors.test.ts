@@ -1,5 +1,7 @@
 import {
   APIError,
+  APITimeoutError,
+  APIUserAbortError,
   AuthenticationError,
   BadRequestError,
   EdgeFirewallError,
@@ -7,6 +9,7 @@ import {
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
+  UnprocessableEntityError,
 } from "partner-orders";
 import { FIXTURES } from "partner-orders/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -151,5 +154,64 @@ describe("injected faults", () => {
     const error = await rejection(e2e.client.orders.get(FIXTURES.orders.tracking));
     expect(isProblem(error, "internal_error")).toBe(true);
     expect(attempts()).toBe(2);
+  });
+
+  it("429 with Retry-After as an HTTP date: waited until that date on the client's clock", async () => {
+    const date = new Date(e2e.clock.now() + 9_000).toUTCString();
+    e2e.sandbox.faults.inject({ method: "GET", path: orderPath, status: 429, retryAfter: date });
+    await e2e.client.orders.get(FIXTURES.orders.tracking);
+    expect(attempts()).toBe(2);
+    // toUTCString drops the milliseconds: the date is 8 to 9 seconds ahead.
+    expect(e2e.clock.sleeps[0]).toBeGreaterThanOrEqual(8_000);
+  });
+
+  it("an attempt slower than timeoutMs is APITimeoutError", async () => {
+    e2e.sandbox.faults.inject({ method: "GET", path: orderPath, delayMs: 2_000 });
+    const started = performance.now();
+    const error = await rejection(
+      e2e.client.orders.get(FIXTURES.orders.tracking, { timeoutMs: 100, maxRetries: 0 }),
+    );
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect(performance.now() - started).toBeLessThan(1_500);
+  });
+
+  it("an AbortSignal fired during the HTTP exchange is APIUserAbortError, not retried", async () => {
+    e2e.sandbox.faults.inject({ method: "GET", path: orderPath, delayMs: 2_000 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const started = performance.now();
+    const error = await rejection(
+      e2e.client.orders.get(FIXTURES.orders.tracking, { signal: controller.signal }),
+    );
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(attempts()).toBe(1);
+  });
+});
+
+describe("more problem documents", () => {
+  it("quotes: 422 quote_invalid and 404 quote_product_not_found", async () => {
+    const over = await rejection(e2e.client.products.quote(FIXTURES.products.pod, 501));
+    expect(over).toBeInstanceOf(UnprocessableEntityError);
+    expect(isProblem(over, "quote_invalid")).toBe(true);
+    const unpriced = await rejection(e2e.client.products.quote(FIXTURES.products.unpriceable, 1));
+    expect(unpriced).toBeInstanceOf(NotFoundError);
+    expect(isProblem(unpriced, "quote_product_not_found")).toBe(true);
+  });
+
+  it("a product or the items of an order outside the grant are 404", async () => {
+    const product = await rejection(e2e.client.products.get(FIXTURES.products.otherPartner));
+    expect(isProblem(product, "product_not_found")).toBe(true);
+    const items = await rejection(e2e.client.orders.items(FIXTURES.orders.otherPartner));
+    expect(isProblem(items, "order_not_found")).toBe(true);
+    const shipments = await rejection(e2e.client.orders.shipments(FIXTURES.orders.otherPartner));
+    expect(isProblem(shipments, "order_not_found")).toBe(true);
+  });
+
+  it("an unknown submission is NotFoundError submission_not_found", async () => {
+    const error = await rejection(
+      e2e.client.submissions.get("3f2b8c1e-6d4a-4b5e-9f1a-2c3d4e5f6a7b"),
+    );
+    expect(isProblem(error, "submission_not_found")).toBe(true);
   });
 });
