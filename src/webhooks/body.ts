@@ -5,7 +5,7 @@
  */
 export type WebhookBody = string | Uint8Array | ArrayBuffer;
 
-const encoder = new TextEncoder();
+export const encoder = new TextEncoder();
 
 /** The bytes of a raw body (a string counts as its UTF-8 bytes); `undefined` when `body` is not raw. */
 export function rawBodyBytes(body: unknown): Uint8Array<ArrayBufferLike> | undefined {
@@ -22,25 +22,10 @@ export function rawBodyBytes(body: unknown): Uint8Array<ArrayBufferLike> | undef
 
 /** Why `body` is not raw, and what to pass instead: the one sentence every refusal uses. */
 export function notRawBodyMessage(body: unknown): string {
-  const given =
-    body === undefined || body === null
-      ? `no body (${String(body)})`
-      : `a ${Array.isArray(body) ? "parsed array" : `parsed ${typeof body}`}`;
   return (
-    `The webhook body was given as ${given}, not the raw request body. The signature covers the ` +
-    "exact bytes received, which a parsed and re-serialized body does not reproduce: pass the raw " +
-    "body as a string, Buffer/Uint8Array or ArrayBuffer (with Express, mount " +
-    'express.raw({ type: "application/json" }) on the webhook route).'
+    `The webhook body was given as ${body == null ? body : `a parsed ${Array.isArray(body) ? "array" : typeof body}`}, ` +
+    "not as the raw request body whose exact bytes the signature covers: pass it as a string, " +
+    'Buffer/Uint8Array or ArrayBuffer (with Express, mount express.raw({ type: "application/json" }) ' +
+    "on the webhook route)."
   );
-}
-
-/** Joins chunks into one array. */
-export function concatBytes(chunks: readonly Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }

@@ -1,5 +1,5 @@
 import { WebhookVerificationError } from "../core/errors";
-import { concatBytes, notRawBodyMessage, rawBodyBytes } from "./body";
+import { notRawBodyMessage, rawBodyBytes } from "./body";
 import { createMemoryDedupeStore, type DedupeStore } from "./dedupe";
 import {
   decodeEvent,
@@ -90,15 +90,16 @@ export interface WebhookHandler {
   idle(): Promise<void>;
 }
 
-/** What the handler answers and what it does afterwards. */
+/** What the handler answers. */
 interface Outcome {
   status: number;
   body: Record<string, unknown>;
-  headers?: Record<string, string>;
-  event?: WebhookEvent;
 }
 
-const MIB = 1024 * 1024;
+/** A host that keeps the runtime alive for pending work: a Cloudflare `ctx`, or the options. */
+interface WaitUntilHost {
+  waitUntil?(promise: Promise<unknown>): void;
+}
 
 /**
  * A webhook endpoint: verifies (or, without a secret, parses) each delivery, answers 200 at once,
@@ -119,247 +120,192 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   if (typeof options.onEvent !== "function") {
     throw new TypeError("createWebhookHandler needs an onEvent(event) function.");
   }
-  const maxBodyBytes = options.maxBodyBytes ?? MIB;
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   if (!(maxBodyBytes > 0)) throw new RangeError("maxBodyBytes must be a positive number of bytes.");
+  const tooLarge = refuse(413, "payload_too_large", `The body is over ${maxBodyBytes} bytes.`);
   const logger = options.logger ?? console;
-  const store = dedupeStore(options.dedupe);
+  const { dedupe } = options;
+  const store =
+    dedupe === false ? undefined : typeof dedupe === "object" ? dedupe : createMemoryDedupeStore();
+  if (store && typeof store.claim !== "function") {
+    throw new TypeError("dedupe must be true, false or a store with claim(eventId).");
+  }
   const inFlight = new Set<Promise<void>>();
 
-  /** The one core both adapters share: body bytes in, answer out. */
-  async function decide(headers: WebhookHeaders, body: Uint8Array): Promise<Outcome> {
-    let event: WebhookEvent;
+  /**
+   * The one core both adapters share: method, headers and a body reader in, answer out. Never
+   * rejects: what is not a refusal is a logged 500.
+   */
+  async function answer(
+    method: string | undefined,
+    headers: WebhookHeaders,
+    read: () => Uint8Array | Outcome | Promise<Uint8Array | Outcome>,
+    host: WaitUntilHost = options,
+  ): Promise<Outcome> {
     try {
-      event = secrets
+      if (method !== "POST") {
+        return refuse(405, "method_not_allowed", "Webhooks are delivered with POST.");
+      }
+      const body = await read();
+      if (!(body instanceof Uint8Array)) return body;
+      const event = secrets
         ? await verifyWebhook({ body, headers, secret: secrets, toleranceSeconds })
         : decodeEvent(body);
+      // A test event is verified above, then discarded (API document, "Synthetic test event").
+      if (isTestEvent(event)) return { status: 200, body: { received: true, test: true } };
+      schedule(event, host);
+      return { status: 200, body: { received: true } };
     } catch (error) {
       if (error instanceof WebhookVerificationError || error instanceof WebhookPayloadError) {
         logger.warn?.("Webhook delivery refused", { reason: error.reason, message: error.message });
         return refuse(400, error.reason, error.message);
       }
-      throw error;
-    }
-    // A test event is verified above, then discarded (API document, "Synthetic test event").
-    if (isTestEvent(event)) return { status: 200, body: { received: true, test: true } };
-    return { status: 200, body: { received: true }, event };
-  }
-
-  /** After the answer: dedupe, then the partner's code. Never rejects. */
-  async function dispatch(event: WebhookEvent): Promise<void> {
-    let claimed = false;
-    if (store) {
-      try {
-        if (!(await store.claim(event.eventId))) return;
-        claimed = true;
-      } catch (error) {
-        // Handling twice beats losing the event: there is no redelivery (Events rule 2).
-        logger.error("Webhook dedupe store failed; handling the event anyway", {
-          eventId: event.eventId,
-          error,
-        });
-      }
-    }
-    try {
-      if (isKnownWebhookEvent(event)) await options.onEvent(event);
-      else await options.onUnknownEvent?.(event as UnknownWebhookEvent);
-    } catch (error) {
-      logger.error("Webhook onEvent failed", { eventId: event.eventId, type: event.type, error });
-      if (claimed) {
-        // Lets a duplicate of this delivery, should one come, try again.
-        await store?.release?.(event.eventId).catch((releaseError: unknown) =>
-          logger.error("Webhook dedupe store failed to release an event", {
-            eventId: event.eventId,
-            error: releaseError,
-          }),
-        );
-      }
+      logger.error("Webhook handler failed", { error });
+      return refuse(500, "internal_error", "The webhook could not be handled.");
     }
   }
 
-  /** Starts `dispatch` on a later task, so the answer is on its way first. */
-  function schedule(event: WebhookEvent | undefined, waitUntil?: (p: Promise<unknown>) => void) {
-    if (!event) return;
-    const task = new Promise<void>((resolve) => setTimeout(resolve, 0))
+  /**
+   * Runs the event on a later task, so the answer is on its way first, and hands that work to
+   * `host.waitUntil` on platforms that stop at the response.
+   */
+  function schedule(event: WebhookEvent, host: WaitUntilHost): void {
+    const task: Promise<void> = new Promise((resolve) => setTimeout(resolve, 0))
       .then(() => dispatch(event))
       // dispatch only rejects when the logger itself throws; nothing is left to report it to.
-      .catch(() => undefined);
+      .catch(() => undefined)
+      .then(() => void inFlight.delete(task));
     inFlight.add(task);
-    void task.finally(() => inFlight.delete(task));
     try {
-      (waitUntil ?? options.waitUntil)?.(task);
+      host.waitUntil?.(task);
     } catch (error) {
       logger.error("Webhook waitUntil failed", { error });
     }
   }
 
-  async function node(req: NodeWebhookRequest, res: NodeWebhookResponse): Promise<void> {
-    let outcome: Outcome;
-    try {
-      outcome = await nodeOutcome(req);
-    } catch (error) {
-      logger.error("Webhook handler failed", { error });
-      outcome = refuse(500, "internal_error", "The webhook could not be handled.");
-    }
-    try {
-      if (!res.headersSent) {
-        res.statusCode = outcome.status;
-        res.setHeader("content-type", "application/json");
-        for (const [name, value] of Object.entries(outcome.headers ?? {}))
-          res.setHeader(name, value);
-        res.end(JSON.stringify(outcome.body));
+  /** After the answer: dedupe, then the partner's code. */
+  async function dispatch(event: WebhookEvent): Promise<void> {
+    const { eventId } = event;
+    let claimed = false;
+    if (store) {
+      try {
+        if (!(await store.claim(eventId))) return;
+        claimed = true;
+      } catch (error) {
+        // Handling twice beats losing the event: there is no redelivery (Events rule 2).
+        logger.error("Webhook dedupe store failed; handling the event anyway", { eventId, error });
       }
-    } catch (error) {
-      logger.error("Webhook answer could not be written", { error });
     }
-    schedule(outcome.event);
+    try {
+      await (isKnownWebhookEvent(event)
+        ? options.onEvent(event)
+        : options.onUnknownEvent?.(event as UnknownWebhookEvent));
+    } catch (error) {
+      logger.error("Webhook onEvent failed", { eventId, type: event.type, error });
+      // Lets a duplicate of this delivery, should one come, try again.
+      if (claimed) {
+        await store
+          ?.release?.(eventId)
+          .catch((error: unknown) =>
+            logger.error("Webhook dedupe store failed to release an event", { eventId, error }),
+          );
+      }
+    }
   }
 
-  async function nodeOutcome(req: NodeWebhookRequest): Promise<Outcome> {
-    if (req.method !== "POST") {
-      req.resume?.();
-      return methodNotAllowed();
+  /**
+   * The raw body of a Node request: one a framework already kept (`req.rawBody`, or a Buffer/string
+   * `req.body` from `express.raw()`/`express.text()`), else the stream itself, up to the limit.
+   * A parsed `req.body` means the raw bytes are gone and the signature cannot be checked.
+   */
+  function readNodeBody(
+    req: NodeWebhookRequest,
+  ): Uint8Array | Outcome | Promise<Uint8Array | Outcome> {
+    const kept = rawBodyBytes(req.rawBody) ?? rawBodyBytes(req.body);
+    if (kept) return kept.length > maxBodyBytes ? tooLarge : kept;
+    // Express 4's JSON parser leaves `{}` on requests it skipped, with the stream still unread.
+    if (req.readableEnded || (typeof req.body === "object" && Object.keys(req.body ?? {}).length)) {
+      return refuse(400, "raw_body_required", notRawBodyMessage(req.body));
     }
-    const body = await readNodeBody(req, maxBodyBytes);
-    if (body === "too_large") return tooLarge(maxBodyBytes);
-    if (body === "parsed") return refuse(400, "raw_body_required", notRawBodyMessage(req.body));
-    return decide(req.headers, body);
-  }
-
-  async function fetchAdapter(request: Request, ...context: unknown[]): Promise<Response> {
-    let outcome: Outcome;
-    try {
-      if (request.method !== "POST") outcome = methodNotAllowed();
-      else {
-        const body = await readFetchBody(request, maxBodyBytes);
-        outcome =
-          body === "too_large" ? tooLarge(maxBodyBytes) : await decide(request.headers, body);
-      }
-    } catch (error) {
-      logger.error("Webhook handler failed", { error });
-      outcome = refuse(500, "internal_error", "The webhook could not be handled.");
-    }
-    schedule(outcome.event, waitUntilOf(context));
-    return new Response(JSON.stringify(outcome.body), {
-      status: outcome.status,
-      headers: { "content-type": "application/json", ...outcome.headers },
+    return new Promise((resolve, reject) => {
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      req.on("data", (chunk: Uint8Array | string) => {
+        const bytes = rawBodyBytes(chunk) as Uint8Array;
+        size += bytes.length;
+        // Over the limit: answer 413 now, and keep draining without keeping so the connection
+        // stays usable (later settlements of this promise are no-ops).
+        if (size > maxBodyBytes) resolve(tooLarge);
+        else chunks.push(bytes);
+      });
+      req.on("end", () => resolve(concat(chunks)));
+      req.on("error", reject);
+      req.on("close", () => reject(new Error("The request was closed before its body ended.")));
     });
   }
 
-  async function idle(): Promise<void> {
-    while (inFlight.size > 0) await Promise.all(inFlight);
+  /** The body of a Fetch request, read chunk by chunk so an oversized one is never held whole. */
+  async function readFetchBody(request: Request): Promise<Uint8Array | Outcome> {
+    const reader = request.body?.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = (await reader?.read()) ?? { done: true };
+      if (done) return concat(chunks);
+      size += value.length;
+      if (size > maxBodyBytes) {
+        reader?.cancel().catch(() => undefined);
+        return tooLarge;
+      }
+      chunks.push(value);
+    }
   }
 
-  return { node, fetch: fetchAdapter, idle };
-}
-
-function dedupeStore(dedupe: boolean | DedupeStore | undefined): DedupeStore | undefined {
-  if (dedupe === false) return undefined;
-  if (dedupe === undefined || dedupe === true) return createMemoryDedupeStore();
-  if (typeof dedupe.claim !== "function") {
-    throw new TypeError("dedupe must be true, false or a store with claim(eventId).");
-  }
-  return dedupe;
+  return {
+    async node(req, res) {
+      const outcome = await answer(req.method, req.headers, () => readNodeBody(req));
+      try {
+        if (!res.headersSent) {
+          res.statusCode = outcome.status;
+          for (const [name, value] of Object.entries(headersOf(outcome)))
+            res.setHeader(name, value);
+          res.end(JSON.stringify(outcome.body));
+        }
+      } catch (error) {
+        logger.error("Webhook answer could not be written", { error });
+      }
+    },
+    async fetch(request, ...context) {
+      // A Cloudflare-style `ctx` (its waitUntil needs `this`) comes among the later arguments.
+      const ctx = context.find(
+        (item) => typeof (item as WaitUntilHost | null)?.waitUntil === "function",
+      ) as WaitUntilHost | undefined;
+      const outcome = await answer(
+        request.method,
+        request.headers,
+        () => readFetchBody(request),
+        ctx,
+      );
+      return new Response(JSON.stringify(outcome.body), {
+        status: outcome.status,
+        headers: headersOf(outcome),
+      });
+    },
+    async idle() {
+      while (inFlight.size) await Promise.all(inFlight);
+    },
+  };
 }
 
 function refuse(status: number, error: string, message: string): Outcome {
   return { status, body: { error, message } };
 }
 
-function methodNotAllowed(): Outcome {
-  return {
-    ...refuse(405, "method_not_allowed", "Webhooks are delivered with POST."),
-    headers: { allow: "POST" },
-  };
+/** JSON answers; a 405 names the one method webhooks use. */
+function headersOf({ status }: Outcome): Record<string, string> {
+  return { "content-type": "application/json", ...(status === 405 && { allow: "POST" }) };
 }
 
-function tooLarge(limit: number): Outcome {
-  return refuse(413, "payload_too_large", `The body is larger than ${limit} bytes.`);
-}
-
-/** A declared length over the limit is refused before anything is read. */
-function declaredTooLarge(length: string | readonly string[] | null | undefined, limit: number) {
-  const value = typeof length === "string" ? Number(length) : Number.NaN;
-  return Number.isFinite(value) && value > limit;
-}
-
-/**
- * The raw body of a Node request: one a framework already kept (`req.rawBody`, or a Buffer/string
- * `req.body` from `express.raw()`/`express.text()`), else the stream itself, up to `limit` bytes.
- * A parsed `req.body` means the raw bytes are gone and the signature cannot be checked.
- */
-async function readNodeBody(
-  req: NodeWebhookRequest,
-  limit: number,
-): Promise<Uint8Array | "too_large" | "parsed"> {
-  const kept = rawBodyBytes(req.rawBody) ?? rawBodyBytes(req.body);
-  if (kept) return kept.length > limit ? "too_large" : kept;
-  const parsed = typeof req.body === "object" && req.body !== null;
-  // Express 4's JSON parser leaves `{}` on requests it skipped, with the stream still unread.
-  const skipped = parsed && Object.keys(req.body as object).length === 0 && !req.readableEnded;
-  if ((parsed && !skipped) || req.readableEnded) return "parsed";
-
-  const headers = req.headers as Record<string, string | readonly string[] | undefined>;
-  if (declaredTooLarge(headers["content-length"], limit)) {
-    req.resume?.();
-    return "too_large";
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    let over = false;
-    let ended = false;
-    req.on("data", (chunk: Uint8Array | string) => {
-      const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
-      size += bytes.length;
-      // Keep draining without keeping, so the 413 can still be written on this connection.
-      if (over || size > limit) {
-        over = true;
-        chunks.length = 0;
-        return;
-      }
-      chunks.push(bytes);
-    });
-    req.on("end", () => {
-      ended = true;
-      resolve(over ? "too_large" : concatBytes(chunks, size));
-    });
-    req.on("error", (error: unknown) => reject(error));
-    req.on("close", () => {
-      if (!ended) reject(new Error("The request was closed before its body ended."));
-    });
-  });
-}
-
-/** The body of a Fetch request, read chunk by chunk so an oversized one is never held whole. */
-async function readFetchBody(request: Request, limit: number): Promise<Uint8Array | "too_large"> {
-  if (declaredTooLarge(request.headers.get("content-length"), limit)) return "too_large";
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return concatBytes(chunks, size);
-    size += value.length;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return "too_large";
-    }
-    chunks.push(value);
-  }
-}
-
-function waitUntilOf(context: unknown[]): ((promise: Promise<unknown>) => void) | undefined {
-  for (const item of context) {
-    const candidate = item as { waitUntil?: unknown } | null;
-    if (
-      typeof candidate === "object" &&
-      candidate !== null &&
-      typeof candidate.waitUntil === "function"
-    ) {
-      return (promise) =>
-        (candidate.waitUntil as (p: Promise<unknown>) => void).call(candidate, promise);
-    }
-  }
-  return undefined;
+async function concat(chunks: Uint8Array[]): Promise<Uint8Array> {
+  return new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer());
 }

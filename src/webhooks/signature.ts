@@ -1,4 +1,4 @@
-import { toBytes, toHex } from "../internal/bytes";
+import { encoder, notRawBodyMessage, rawBodyBytes } from "./body";
 
 /**
  * The `v1` signature of a delivery (API document, "Signing"): HMAC-SHA256 keyed with the signing
@@ -10,14 +10,17 @@ export async function computeSignature(
   t: number | string,
   body: string | Uint8Array | ArrayBuffer,
 ): Promise<string> {
-  return toHex(await hmacSha256(secret, signedPayload(t, toBytes(body))));
+  const bytes = rawBodyBytes(body);
+  if (!bytes) throw new TypeError(notRawBodyMessage(body));
+  const digest = await hmacSha256(secret, signedPayload(t, bytes));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 /** The bytes the `v1` HMAC covers: `<t>` + `.` + the raw body bytes (API document, "Signing"). */
 export function signedPayload(t: number | string, body: Uint8Array): Uint8Array<ArrayBuffer> {
-  const prefix = toBytes(`${t}.`);
+  const prefix = encoder.encode(`${t}.`);
   const message = new Uint8Array(prefix.length + body.length);
-  message.set(prefix, 0);
+  message.set(prefix);
   message.set(body, prefix.length);
   return message;
 }
@@ -29,7 +32,7 @@ export async function hmacSha256(
 ): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey(
     "raw",
-    new TextEncoder().encode(secret),
+    encoder.encode(secret),
     { name: "HMAC", hash: "SHA-256" },
     false,
     ["sign"],
