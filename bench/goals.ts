@@ -188,7 +188,10 @@ export interface BundleFigures {
   gzipKB: number;
 }
 
-/** What a bundler ships for `import { PartnerOrders }`: the root entry with its dependencies. */
+/**
+ * What a bundler ships for `import { PartnerOrders }`: the root entry with its dependencies. undici
+ * is left out: the root entry loads it only on demand for mutual TLS (an optional peer dependency).
+ */
 export async function bundleSizes(entry: string): Promise<BundleFigures[]> {
   const esbuild = await import("esbuild");
   const measure = async (label: string, contents: string): Promise<BundleFigures> => {
@@ -198,7 +201,8 @@ export async function bundleSizes(entry: string): Promise<BundleFigures[]> {
       minify: true,
       write: false,
       format: "esm",
-      platform: "browser",
+      platform: "node",
+      external: ["undici"],
       logLevel: "silent",
     });
     const code = result.outputFiles[0]?.contents ?? new Uint8Array();
