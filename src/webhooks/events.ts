@@ -132,50 +132,63 @@ export function decodeEvent(bytes: Uint8Array): WebhookEvent {
   try {
     text = strictUtf8.decode(bytes);
   } catch {
-    throw new WebhookPayloadError(
-      "invalid_utf8",
-      "The webhook body is not valid UTF-8, so it is not a JSON event.",
-    );
+    throw new WebhookPayloadError("invalid_utf8", "The webhook body is not valid UTF-8.");
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const why = error instanceof Error ? `: ${error.message}` : "";
-    throw new WebhookPayloadError("invalid_json", `The webhook body is not valid JSON${why}.`);
+    throw new WebhookPayloadError(
+      "invalid_json",
+      `The webhook body is not valid JSON: ${(error as Error).message}`,
+    );
   }
   return toEvent(value);
 }
 
 /**
  * Checks the fields the API document says are always present, so handlers can rely on them
- * (`eventId` above all, which dedupe keys on). Other fields pass through untouched.
+ * (`eventId` above all, which dedupe keys on). Other fields pass through untouched; a null
+ * `partnerOrderId` is left out, as for orders not submitted through the API (Events rule 7).
  */
 function toEvent(value: unknown): WebhookEvent {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw invalid("the body is not a JSON object");
-  }
-  const event = value as Record<string, unknown>;
-  if (typeof event.eventId !== "string" || event.eventId === "") throw invalid("eventId");
-  if (typeof event.type !== "string" || event.type === "") throw invalid("type");
-  if (typeof event.occurredAt !== "string") throw invalid("occurredAt");
-  // Test events carry 0 for both (API document, "Synthetic test event"), so 0 is allowed.
-  if (!isWholeNumber(event.siteId)) throw invalid("siteId");
-  if (!isWholeNumber(event.orderNumber)) throw invalid("orderNumber");
+  const event = ((typeof value === "object" && !Array.isArray(value) && value) || {}) as Record<
+    string,
+    unknown
+  >;
   if (event.partnerOrderId === null) delete event.partnerOrderId;
-  if (event.partnerOrderId !== undefined && typeof event.partnerOrderId !== "string") {
-    throw invalid("partnerOrderId");
+  const { type } = event;
+  const checks: [string, boolean][] = [
+    ["eventId", isText(event.eventId)],
+    ["type", isText(type)],
+    ["occurredAt", typeof event.occurredAt === "string"],
+    // Test events carry 0 for both (API document, "Synthetic test event"), so 0 is allowed.
+    ["siteId", isWholeNumber(event.siteId)],
+    ["orderNumber", isWholeNumber(event.orderNumber)],
+    [
+      "partnerOrderId",
+      event.partnerOrderId === undefined || typeof event.partnerOrderId === "string",
+    ],
+    [
+      "shipmentNumber",
+      (type !== "shipment.shipped" && type !== "shipment.cancelled") ||
+        isWholeNumber(event.shipmentNumber),
+    ],
+  ];
+  const wrong = checks.find(([, ok]) => !ok);
+  if (wrong) {
+    throw new WebhookPayloadError(
+      "invalid_event",
+      `The webhook body is not an event object: "${wrong[0]}" is missing or has the wrong type.`,
+    );
   }
-  const onShipment = event.type === "shipment.shipped" || event.type === "shipment.cancelled";
-  if (onShipment && !isWholeNumber(event.shipmentNumber)) throw invalid("shipmentNumber");
   return event as unknown as WebhookEvent;
 }
 
-function isWholeNumber(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+function isText(value: unknown): boolean {
+  return typeof value === "string" && value !== "";
 }
 
-function invalid(what: string): WebhookPayloadError {
-  const detail = what.includes(" ") ? what : `"${what}" is missing or has the wrong type`;
-  return new WebhookPayloadError("invalid_event", `The webhook body is not an event: ${detail}.`);
+function isWholeNumber(value: unknown): boolean {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
 }
