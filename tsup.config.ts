@@ -5,6 +5,7 @@ export default defineConfig({
     index: "src/index.ts",
     "webhooks/index": "src/webhooks/index.ts",
     "testing/index": "src/testing/index.ts",
+    "mcp/index": "src/mcp/index.ts",
     cli: "src/cli.ts",
   },
   format: ["esm", "cjs"],
@@ -12,7 +13,9 @@ export default defineConfig({
   clean: true,
   target: "node20",
   platform: "neutral",
-  splitting: false,
+  // Shared code (the error classes above all) lives in shared chunks, so an error thrown through
+  // one subpath is `instanceof` the class exported by another.
+  splitting: true,
   sourcemap: false,
   treeshake: true,
   // Keep `node:` specifiers as written: Deno and some bundlers need the prefix to tell a built-in.

@@ -57,6 +57,33 @@ try {
       }
     }
   }
+  // One class per error across entries: an error thrown through one subpath must be `instanceof`
+  // the class another exports (shared chunks, not a copy per entry).
+  const same =
+    "if (m.WebhookVerificationError !== w.WebhookVerificationError) process.exit(1); " +
+    "await t.connectMcp({}).then(() => process.exit(1), (e) => e instanceof m.PartnerOrdersError || process.exit(1));";
+  const identity = {
+    require: [
+      "-e",
+      `(async () => { const m = require("partner-orders"), w = require("partner-orders/webhooks"), t = require("partner-orders/mcp"); ${same} })()`,
+    ],
+    import: [
+      "--input-type=module",
+      "-e",
+      `const m = await import("partner-orders"), w = await import("partner-orders/webhooks"), t = await import("partner-orders/mcp"); ${same}`,
+    ],
+  };
+  for (const [way, args] of Object.entries(identity)) {
+    try {
+      run(process.execPath, args);
+      console.log(`smoke: ${way} error classes shared across subpaths ok`);
+    } catch (error) {
+      failures++;
+      console.error(
+        `smoke: ${way} error classes differ across subpaths\n${error.stderr || error.message}`,
+      );
+    }
+  }
   if (failures) process.exit(1);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -47,6 +47,9 @@ export type {
   SubmittedOrderLine,
 } from "./core/models";
 export { Decimal } from "./core/money";
+export type { MtlsCertificateInfo, MtlsCertificateReason } from "./core/mtls";
+// Mutual TLS: the certificate checks a client runs before first use.
+export { checkMtlsCertificate, MtlsCertificateError, mtlsPolicy } from "./core/mtls";
 export type { ClientOptions, MtlsOptions, RequestOptions } from "./core/options";
 export type { Page, Paginated } from "./core/pagination";
 export type { WaitOptions } from "./core/polling";

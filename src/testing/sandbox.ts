@@ -4,8 +4,8 @@ import { tokenEndpoint } from "./auth";
 import { type ClockMode, createSandboxClock, type SandboxClock } from "./clock";
 import { type ActiveFault, FaultList, type FaultSpec } from "./faults";
 import { createPipeline, type RequestLogEntry } from "./handler";
+import { mcpRoute } from "./mcp";
 import { createMswHandlers } from "./msw";
-import { problem } from "./problem";
 import { type RouteDefinition, RouteTable } from "./router";
 import { accountRoutes } from "./routes/account";
 import { orderRoutes } from "./routes/orders";
@@ -141,17 +141,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   for (const route of [...accountRoutes, ...orderRoutes, ...submissionRoutes, ...productRoutes])
     routes.add(route);
   // The MCP endpoint's place in the table; a later `sandbox.route()` replaces it.
-  routes.add({
-    method: "POST",
-    path: "/v1/mcp",
-    handle: (ctx) =>
-      problem(
-        501,
-        "not_implemented",
-        "The MCP endpoint is not available in this sandbox.",
-        ctx.requestId,
-      ),
-  });
+  // POST /v1/mcp: the same operations over MCP; the SDK's server side loads on the first call.
+  routes.add(mcpRoute());
 
   const faults = new FaultList();
   const log: RequestLogEntry[] = [];
