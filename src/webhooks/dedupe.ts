@@ -41,22 +41,16 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
   // Insertion order is expiry order (one TTL for all), so the oldest entries are always first.
   const expiresAt = new Map<string, number>();
 
-  function evictExpired(at: number): void {
-    for (const [id, expiry] of expiresAt) {
-      if (expiry > at) break;
-      expiresAt.delete(id);
-    }
-  }
-
   return {
     async claim(eventId) {
       const at = now();
-      evictExpired(at);
-      if (expiresAt.has(eventId)) return false;
+      if ((expiresAt.get(eventId) ?? at) > at) return false;
+      // Deleted first, so a re-claimed id moves to the end and the order stays expiry order.
+      expiresAt.delete(eventId);
       expiresAt.set(eventId, at + ttlMs);
-      if (expiresAt.size > maxEntries) {
-        const oldest = expiresAt.keys().next().value;
-        if (oldest !== undefined) expiresAt.delete(oldest);
+      for (const [id, expiry] of expiresAt) {
+        if (expiry > at && expiresAt.size <= maxEntries) break;
+        expiresAt.delete(id);
       }
       return true;
     },
@@ -101,20 +95,21 @@ export function createRedisDedupeStore(
   client: NodeRedisClientLike | IoRedisClientLike,
   options: RedisDedupeStoreOptions = {},
 ): DedupeStore {
-  if (typeof client !== "object" || client === null || typeof client.set !== "function") {
+  if (typeof client?.set !== "function") {
     throw new TypeError("createRedisDedupeStore needs a node-redis or ioredis client.");
   }
   const prefix = options.prefix ?? "partner-orders:webhook-event:";
   const ttlMs = Math.ceil(positive(options.ttlMs ?? DEFAULT_DEDUPE_TTL_MS, "ttlMs"));
-  const set: (key: string) => Promise<unknown> = isIoRedis(client)
-    ? (key) => client.set(key, "1", "PX", ttlMs, "NX")
-    : (key) => (client as NodeRedisClientLike).set(key, "1", { NX: true, PX: ttlMs });
+  // ioredis is told apart by its `status` (connection state); node-redis has none.
+  const set: (key: string) => Promise<unknown> =
+    typeof (client as IoRedisClientLike).status === "string"
+      ? (key) => (client as IoRedisClientLike).set(key, "1", "PX", ttlMs, "NX")
+      : (key) => (client as NodeRedisClientLike).set(key, "1", { NX: true, PX: ttlMs });
 
   return {
     async claim(eventId) {
       // Both clients answer null when NX found the key, and "OK" when this call set it.
-      const reply = await set(prefix + eventId);
-      return reply !== null && reply !== undefined;
+      return (await set(prefix + eventId)) != null;
     },
     async release(eventId) {
       await client.del(prefix + eventId);
@@ -122,12 +117,8 @@ export function createRedisDedupeStore(
   };
 }
 
-function isIoRedis(client: NodeRedisClientLike | IoRedisClientLike): client is IoRedisClientLike {
-  return typeof (client as { status?: unknown }).status === "string";
-}
-
 function positive(value: number, name: string): number {
-  if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value)) {
+  if (!(Number.isFinite(value) && value > 0)) {
     throw new RangeError(`${name} must be a positive finite number.`);
   }
   return value;
