@@ -285,3 +285,32 @@ describe("submissions.list", () => {
     expect(ids).toEqual([b.submission.submissionId, a.submission.submissionId]);
   });
 });
+
+describe("list parameters on the wire", () => {
+  it("a status with a space filters exactly", async () => {
+    const sdk: number[] = [];
+    for await (const o of e2e.client.orders.list({ status: "In Production", limit: 200 }))
+      sdk.push(o.orderNumber);
+    const raw = await rawWalk<{ orderNumber: number; status: string }>(
+      e2e,
+      "/v1/orders?limit=200",
+      "orders",
+    );
+    const expected = raw.filter((o) => o.status === "In Production").map((o) => o.orderNumber);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(sdk).toEqual(expected);
+  });
+
+  it("limits above the service's caps are sent and capped by the service, not refused", async () => {
+    const orders = await e2e.client.orders.list({ limit: 1_000 });
+    expect(orders.data).toHaveLength(200);
+    const products = await e2e.client.products.list({ limit: 1_000 });
+    expect(products.data.length).toBeGreaterThan(100);
+    const shipments = await e2e.client.orders.shipments(FIXTURES.orders.manyShipments, {
+      limit: 500,
+    });
+    expect(shipments.data).toHaveLength(50);
+    const submissions = await e2e.client.submissions.list({ limit: 1_000 });
+    expect(Array.isArray(submissions.data)).toBe(true);
+  });
+});

@@ -77,3 +77,59 @@ describe("token expiry under load", () => {
     expect(e2e.sandbox.counters.tokensIssued).toBe(2);
   });
 });
+
+describe("the token endpoint over real HTTP", () => {
+  it("client_secret_post and client_secret_basic both authenticate", async () => {
+    e2e = await startE2E();
+    const post = e2e.newClient({ tokenEndpointAuth: "client_secret_post" });
+    expect((await post.me()).partnerId).toBe(FIXTURES.partnerId);
+    const basic = e2e.newClient({ tokenEndpointAuth: "client_secret_basic" });
+    expect((await basic.me()).partnerId).toBe(FIXTURES.partnerId);
+    expect(e2e.sandbox.counters.tokensIssued).toBe(2);
+  });
+
+  it("credentials with reserved characters survive Basic and form encoding", async () => {
+    e2e = await startE2E();
+    const clientId = "rotated:client+id %2F é";
+    const clientSecret = "s3cr:et+/=%20&x é";
+    e2e.sandbox.admin.addClient(FIXTURES.partnerId, clientId, clientSecret);
+    for (const tokenEndpointAuth of ["client_secret_basic", "client_secret_post"] as const) {
+      const client = e2e.newClient({ clientId, clientSecret, tokenEndpointAuth });
+      expect((await client.me()).partnerId, tokenEndpointAuth).toBe(FIXTURES.partnerId);
+    }
+  });
+
+  it("requested scopes are prefixed and intersected with the partner record", async () => {
+    e2e = await startE2E();
+    const client = e2e.newClient({ scopes: ["orders:read", "admin:everything"] });
+    expect((await client.me()).scopes).toEqual(["partner-api/orders:read"]);
+  });
+
+  it("a 429 with Retry-After, a 503 and a dropped connection at the token endpoint are retried", async () => {
+    e2e = await startE2E();
+    const token = { method: "POST", path: "/oauth2/token" } as const;
+    e2e.sandbox.faults.inject({ ...token, status: 429, retryAfter: 3 });
+    expect((await e2e.client.me()).partnerId).toBe(FIXTURES.partnerId);
+    expect(e2e.clock.sleeps[0]).toBeGreaterThanOrEqual(3_000);
+
+    for (const fault of [{ status: 503 }, { drop: "before" as const }]) {
+      const client = e2e.newClient();
+      e2e.sandbox.faults.inject({ ...token, ...fault });
+      expect((await client.me()).partnerId, JSON.stringify(fault)).toBe(FIXTURES.partnerId);
+    }
+    // Three faults, three successful retries.
+    expect(e2e.sandbox.counters.requests["POST /oauth2/token"]).toBe(6);
+    expect(e2e.sandbox.counters.faultsTriggered).toBe(3);
+    expect(e2e.sandbox.counters.tokensIssued).toBe(3);
+  });
+
+  it("rotation: a second client of the same partner works; revoking the old one leaves it working", async () => {
+    e2e = await startE2E();
+    e2e.sandbox.admin.addClient(FIXTURES.partnerId, "sandbox-client-2", "second-secret");
+    const next = e2e.newClient({ clientId: "sandbox-client-2", clientSecret: "second-secret" });
+    expect((await next.me()).partnerId).toBe((await e2e.client.me()).partnerId);
+    e2e.sandbox.admin.revokeClient(e2e.sandbox.credentials.clientId);
+    await expect(e2e.client.me()).rejects.toMatchObject({ status: 401 });
+    expect((await next.me()).partnerId).toBe(FIXTURES.partnerId);
+  });
+});
