@@ -147,3 +147,75 @@ describe("submitOrderAndWait", () => {
     expect(e2e.sandbox.counters.requests["POST /v1/orders"]).toBeUndefined();
   });
 });
+
+describe("more waits", () => {
+  it("a POST that keeps failing past the deadline ends in SubmissionTimeoutError, nothing created", async () => {
+    e2e.sandbox.faults.inject({ method: "POST", path: "/v1/orders", status: 503, times: 5 });
+    const error = await rejection(
+      e2e.client.submitOrderAndWait(orderFor("wait-5"), { timeoutMs: 1_500 }),
+    );
+    expect(error).toBeInstanceOf(SubmissionTimeoutError);
+    expect((error as SubmissionTimeoutError).submission).toBeUndefined();
+    expect(e2e.sandbox.counters.submissionsCreated).toBe(0);
+    // No sleep passed the deadline.
+    expect(e2e.clock.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1_500);
+  });
+
+  it("a 429 on the POST is waited out and the submission completes once", async () => {
+    e2e.sandbox.faults.inject({ method: "POST", path: "/v1/orders", status: 429, retryAfter: 4 });
+    const result = await e2e.client.submitOrderAndWait(orderFor("wait-6"));
+    expect(result.status).toBe("completed");
+    expect(e2e.clock.sleeps[0]).toBeGreaterThanOrEqual(4_000);
+    expect(e2e.sandbox.counters.submissionsCreated).toBe(1);
+  });
+
+  it("two concurrent waits for the same partnerOrderId share one submission", async () => {
+    const [a, b] = await Promise.all([
+      e2e.client.submitOrderAndWait(orderFor("wait-7")),
+      e2e.newClient().submitOrderAndWait(orderFor("wait-7")),
+    ]);
+    expect(a.status).toBe("completed");
+    expect(b.submissionId).toBe(a.submissionId);
+    expect(b.order?.orderNumber).toBe(a.order?.orderNumber);
+    expect(e2e.sandbox.counters.ordersCreated).toBe(1);
+  });
+
+  it("wait() on a failed submission returns it; on an unknown id throws submission_not_found", async () => {
+    const failed = await e2e.client.orders.submit(
+      orderFor("wait-8", FIXTURES.sites.main, [
+        { productId: FIXTURES.products.podWithMinimum, partnerLineId: "few", quantity: 1 },
+      ]),
+    );
+    const result = await e2e.client.submissions.wait(failed.submission.submissionId);
+    expect(result.status).toBe("failed");
+    expect(result.errors?.[0]).toMatchObject({ code: "order_rejected", partnerLineId: "few" });
+    const error = await rejection(
+      e2e.client.submissions.wait("3f2b8c1e-6d4a-4b5e-9f1a-2c3d4e5f6a7b"),
+    );
+    expect(isProblem(error, "submission_not_found")).toBe(true);
+  });
+});
+
+describe("a POST answered terminal at once", () => {
+  it("returns without polling when the service's synchronous wait saw it complete", async () => {
+    const quick = await startE2E({
+      clock: "real",
+      syncWaitMs: 2_000,
+      submissionTimings: { processingAfterMs: 5, completeAfterMs: 20 },
+    });
+    try {
+      const seen: string[] = [];
+      const result = await quick.client.submitOrderAndWait(orderFor("sync-1"), {
+        onPoll: (s) => seen.push(s.status),
+      });
+      expect(result.status).toBe("completed");
+      expect(seen).toEqual(["completed"]);
+      expect(quick.clock.sleeps).toEqual([]);
+      expect(quick.sandbox.counters.requests["GET /v1/orders/submissions/{submissionId}"]).toBe(
+        undefined,
+      );
+    } finally {
+      await quick.close();
+    }
+  });
+});
