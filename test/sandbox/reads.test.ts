@@ -276,13 +276,21 @@ describe("problem documents", () => {
     });
   });
 
-  it("leaves POST /v1/mcp as a clear not-implemented problem behind authentication", async () => {
+  it("serves POST /v1/mcp behind authentication", async () => {
     expect((await sandbox.fetch("/v1/mcp", { method: "POST" })).status).toBe(401);
-    const { status, json } = await client.post("/v1/mcp", {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/list",
+    const token = await tokenFor(sandbox);
+    const res = await sandbox.fetch("/v1/mcp", {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
-    expect([status, json.code]).toEqual([501, "not_implemented"]);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { id: number; result: { tools: { name: string }[] } };
+    expect(body.id).toBe(1);
+    expect(body.result.tools.map((t) => t.name)).toContain("get_order");
   });
 });
