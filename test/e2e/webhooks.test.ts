@@ -131,6 +131,18 @@ describe("signed deliveries over real HTTP", () => {
     expect(logged).toEqual([]);
   });
 
+  it("a cancelled shipment: refetch shows it gone from the list", async () => {
+    e2e.sandbox.webhooks.register({ url, secret: SECRET });
+    e2e.sandbox.admin.cancelShipment(ORDER, 2);
+    await settle();
+    expect(events).toHaveLength(1);
+    const [event] = events as [KnownWebhookEvent];
+    if (event.type !== "shipment.cancelled") throw new Error(`unexpected ${event.type}`);
+    expect(event.shipmentNumber).toBe(2);
+    const shipments: Shipment[] = await e2e.client.refetch(event);
+    expect(shipments.map((s) => s.shipmentNumber)).toEqual([1, 3]);
+  });
+
   it("a completed submission announces its order with the partnerOrderId", async () => {
     e2e.sandbox.webhooks.register({ url, secret: SECRET });
     const done = await e2e.client.submitOrderAndWait(orderFor("hook-1"));
