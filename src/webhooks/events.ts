@@ -1,5 +1,5 @@
 import { PartnerOrdersError } from "../core/errors";
-import { notRawBodyMessage, rawBodyBytes, type WebhookBody } from "./body";
+import { rawBodyBytes, type WebhookBody } from "./body";
 
 /**
  * Fields every event carries (API document, Events, "Payload fields"). An event is a notification
@@ -104,7 +104,7 @@ export class WebhookPayloadError extends PartnerOrdersError {
   }
 }
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Reads a delivery's body as a typed event, without any signature check: for endpoints registered
@@ -119,11 +119,8 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
  */
 export function parseWebhook(body: WebhookBody | object): WebhookEvent {
   const bytes = rawBodyBytes(body);
-  if (bytes) return decodeEvent(bytes);
-  if (typeof body !== "object" || body === null) {
-    throw new WebhookPayloadError("invalid_event", notRawBodyMessage(body));
-  }
-  return toEvent(body);
+  // Anything else that is not an object (undefined, a number) fails toEvent's field checks.
+  return bytes ? decodeEvent(bytes) : toEvent(body);
 }
 
 /** UTF-8 JSON bytes to a typed event. */

@@ -240,7 +240,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       });
       req.on("end", () => resolve(concat(chunks)));
       req.on("error", reject);
-      req.on("close", () => reject(new Error("The request was closed before its body ended.")));
+      req.on("close", () => reject(new Error("The request closed before its body ended.")));
     });
   }
 
@@ -265,12 +265,10 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     async node(req, res) {
       const outcome = await answer(req.method, req.headers, () => readNodeBody(req));
       try {
-        if (!res.headersSent) {
-          res.statusCode = outcome.status;
-          for (const [name, value] of Object.entries(headersOf(outcome)))
-            res.setHeader(name, value);
-          res.end(JSON.stringify(outcome.body));
-        }
+        // Throws if something else already answered; logged below rather than rejected.
+        res.statusCode = outcome.status;
+        for (const [name, value] of Object.entries(headersOf(outcome))) res.setHeader(name, value);
+        res.end(JSON.stringify(outcome.body));
       } catch (error) {
         logger.error("Webhook answer could not be written", { error });
       }

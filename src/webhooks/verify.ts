@@ -48,8 +48,8 @@ export interface VerifyWebhookOptions {
 export async function verifyWebhook(options: VerifyWebhookOptions): Promise<WebhookEvent> {
   const secrets = checkSecrets(options.secret);
   const toleranceSeconds = checkTolerance(options.toleranceSeconds);
-  const now = options.now ?? new Date();
-  if (Number.isNaN(now.getTime())) throw new RangeError("verifyWebhook: `now` is an invalid Date.");
+  const nowMs = (options.now ?? new Date()).getTime();
+  if (Number.isNaN(nowMs)) throw new RangeError("verifyWebhook: `now` is an invalid Date.");
 
   const bytes = rawBodyBytes(options.body);
   if (!bytes)
@@ -71,13 +71,12 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Webh
   if (!expected.some((hex) => signatures.some((signature) => constantTimeEqual(hex, signature)))) {
     throw new WebhookVerificationError(
       "signature_mismatch",
-      "No v1 signature in Platform-Signature matches this body with the given secret(s). Check " +
-        "the secret, and pass the raw request body exactly as received: a parsed and " +
-        "re-serialized (e.g. pretty-printed) or re-encoded body has other bytes.",
+      "No v1 signature matches this body with the given secret(s): check the secret, and pass " +
+        "the raw request body exactly as received, not parsed and re-serialized.",
     );
   }
 
-  const skew = Math.abs(now.getTime() / 1000 - Number(t));
+  const skew = Math.abs(nowMs / 1000 - Number(t));
   if (skew > toleranceSeconds) {
     throw new WebhookVerificationError(
       "timestamp_out_of_tolerance",
