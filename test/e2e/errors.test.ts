@@ -221,3 +221,42 @@ describe("more problem documents", () => {
     expect(isProblem(error, "submission_not_found")).toBe(true);
   });
 });
+
+describe("cursors and logs", () => {
+  it("a cursor from another endpoint is BadRequestError invalid_cursor", async () => {
+    const items = await e2e.client.orders.items(FIXTURES.orders.manyItems, { limit: 10 });
+    const error = await rejection(e2e.client.orders.list({ cursor: items.nextCursor as string }));
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect(isProblem(error, "invalid_cursor")).toBe(true);
+  });
+
+  it("debug logs of a whole flow with retries and a 401 carry no secret and no token", async () => {
+    const lines: string[] = [];
+    const record = (message: string, ...rest: unknown[]) => {
+      lines.push(`${message} ${JSON.stringify(rest)}`);
+    };
+    const logger = { debug: record, info: record, warn: record, error: record };
+    const client = e2e.newClient({ logger, logLevel: "debug" });
+    e2e.sandbox.faults.inject({ method: "GET", path: orderPath, status: 503 });
+    await client.orders.get(FIXTURES.orders.tracking);
+    e2e.sandbox.clock.advance(3_601_000); // the token expires on the service
+    for await (const _ of client.orders.list({ siteId: FIXTURES.sites.main, limit: 200 })) {
+      // consume
+    }
+    await rejection(client.orders.get(FIXTURES.orders.otherPartner));
+    expect(lines.length).toBeGreaterThan(3);
+    const text = lines.join("\n");
+    expect(text).not.toContain(e2e.sandbox.credentials.clientSecret);
+    expect(text).not.toMatch(/sbx_[A-Za-z0-9_-]{8,}/); // the sandbox's access tokens
+    expect(text).not.toMatch(/basic [A-Za-z0-9+/=]{8,}/i);
+    expect(text).not.toMatch(/bearer /i);
+  });
+
+  it("a baseUrl with a trailing slash reaches the same endpoints", async () => {
+    const client = e2e.newClient({ baseUrl: `${e2e.url}/` });
+    expect((await client.me()).partnerId).toBe(FIXTURES.partnerId);
+    expect((await client.orders.get(FIXTURES.orders.tracking)).orderNumber).toBe(
+      FIXTURES.orders.tracking,
+    );
+  });
+});
