@@ -2,7 +2,7 @@ import { setupServer } from "msw/node";
 import { Decimal, isProblem, type Order, PartnerOrders } from "partner-orders";
 import { createSandbox, FIXTURES, type Sandbox } from "partner-orders/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rejection } from "./support";
+import { LinkedClock, rejection } from "./support";
 
 /**
  * The same reads through msw: the sandbox's handlers intercept the client's default `fetch` on the
@@ -12,13 +12,15 @@ import { rejection } from "./support";
 let sandbox: Sandbox;
 let server: ReturnType<typeof setupServer>;
 let client: PartnerOrders;
+let clock: LinkedClock;
 
 beforeAll(async () => {
   sandbox = createSandbox({ clock: "manual" });
+  clock = new LinkedClock(sandbox);
   server = setupServer(...(await sandbox.mswHandlers(sandbox.baseUrl)));
   server.listen({ onUnhandledRequest: "error" });
   // No `fetch` option: the client looks globalThis.fetch up per call, so msw sees every request.
-  client = new PartnerOrders({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
+  client = new PartnerOrders({ baseUrl: sandbox.baseUrl, ...sandbox.credentials, clock });
 });
 
 afterAll(async () => {
@@ -67,6 +69,14 @@ describe("reads through msw", () => {
   it("products.quote()", async () => {
     const quote = await client.products.quote(FIXTURES.products.pod, 3);
     expect(quote.totalPrice.equals("67.32")).toBe(true);
+  });
+
+  it("a 503 and a dropped connection are retried through msw too", async () => {
+    sandbox.faults.inject({ method: "GET", path: "/v1/orders/{orderNumber}", status: 503 });
+    sandbox.faults.inject({ method: "GET", path: "/v1/orders/{orderNumber}", drop: "before" });
+    const order = await client.orders.get(FIXTURES.orders.manyItems);
+    expect(order.orderNumber).toBe(FIXTURES.orders.manyItems);
+    expect(clock.sleeps).toHaveLength(2);
   });
 
   it("still one token for everything", () => {
