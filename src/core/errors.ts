@@ -31,12 +31,19 @@ export type ProblemCode =
 
 /** An RFC 9457 problem document as the service sends it. Unknown members pass through. */
 export interface Problem {
+  /** Always `about:blank` from this service. */
   type: string;
+  /** Short summary of the status. */
   title: string;
+  /** The HTTP status, repeated. */
   status: number;
+  /** Stable machine-readable identifier: branch on this (API document, "Code catalog"). */
   code: ProblemCode;
+  /** Prose that may be reworded at any time (Versioning rule 3): show it, never parse it. */
   detail: string;
+  /** Echo of the request id: quote it when escalating to the service's staff. */
   requestId: string;
+  /** Members the service may add within v1 (Versioning rule 2), kept as received. */
   [member: string]: unknown;
 }
 
@@ -44,19 +51,26 @@ export interface Problem {
 export interface Violation {
   /** Where in the request, e.g. `lines[3].shipTo.email`; `""` for the request as a whole. */
   path: string;
+  /** What is wrong there, e.g. `must have 1 to 100 entries, got 101`. */
   message: string;
 }
 
 /** Marks real instances so type guards work across two copies of the package (ky's habit). */
 const brand = Symbol.for("partner-orders.error");
 
-/** Base of every error the SDK throws. */
+/**
+ * Base of every error the SDK throws: `catch (e) { if (e instanceof PartnerOrdersError) ... }`, or
+ * {@link isPartnerOrdersError} when two copies of the package may be loaded.
+ */
 export class PartnerOrdersError extends Error {
+  /** The class's own name, e.g. `"RateLimitError"`, so logs and stacks say which error it is. */
   override name = "PartnerOrdersError";
+  /** @internal The mark {@link isPartnerOrdersError} and {@link isProblem} look for. */
   declare readonly [brand]: true;
 }
 Object.defineProperty(PartnerOrdersError.prototype, brand, { value: true });
 
+/** @internal What {@link errorFromResponse} hands an error class; not part of the public surface. */
 interface APIErrorInit {
   status: number;
   method: string;
@@ -66,21 +80,44 @@ interface APIErrorInit {
   message?: string;
 }
 
-/** The service answered with an error status. `code` is the problem document's, when there is one. */
+/**
+ * The service answered with an error status. Each status the API document names has its subclass
+ * (`NotFoundError` for 404...); any other status is a plain `APIError`. Branch on `code` with
+ * {@link isProblem}, not on `detail` or the message (API document, "Errors").
+ *
+ * @example
+ * try {
+ *   await client.orders.get(100001);
+ * } catch (error) {
+ *   if (isProblem(error, "order_not_found")) console.log(error.requestId);
+ *   else throw error;
+ * }
+ */
 export class APIError extends PartnerOrdersError {
   override name = "APIError";
+  /** The HTTP status of the answer. */
   readonly status: number;
+  /**
+   * The problem document's `code`; `undefined` when the answer was not a problem document (the
+   * edge firewall's 403, a proxy's page). Codes added within v1 arrive as plain strings.
+   */
   readonly code: ProblemCode | undefined;
+  /** The problem document's `title`, when there is one. */
   readonly title: string | undefined;
+  /** The problem document's `detail`: prose to show or log, never to parse (Versioning rule 3). */
   readonly detail: string | undefined;
+  /** The service's request id, to quote when escalating; `undefined` without a problem document. */
   readonly requestId: string | undefined;
   /** The problem document exactly as received, unknown members included. */
   readonly problem: Problem | undefined;
+  /** The answer's headers (`Retry-After` and the rate-limit headers among them). */
   readonly headers: Headers;
+  /** The HTTP method of the request that failed. */
   readonly method: string;
   /** The request path, without query string. */
   readonly path: string;
 
+  /** @internal Errors are made by {@link errorFromResponse}; the init shape may change. */
   constructor(init: APIErrorInit) {
     super(init.message ?? describe(init));
     this.status = init.status;
@@ -103,36 +140,46 @@ function describe({ method, path, status, problem }: APIErrorInit): string {
   return text;
 }
 
+/** 400: the request broke a rule of the service (`invalid_request`, `invalid_cursor`...). Never retried. */
 export class BadRequestError extends APIError {
   override name = "BadRequestError";
 }
+/** 401 `invalid_token`: the credential was refused. A bearer client has already dropped its token and retried once with a fresh one (Errors rule 3). */
 export class AuthenticationError extends APIError {
   override name = "AuthenticationError";
 }
+/** 403 with a problem document, `insufficient_scope`: the credential lacks the scope. Never retried. */
 export class PermissionDeniedError extends APIError {
   override name = "PermissionDeniedError";
 }
+/** 404: not found, or outside the granted sites; the two are indistinguishable. Not proof that it never existed (Errors rule 4). */
 export class NotFoundError extends APIError {
   override name = "NotFoundError";
 }
+/** 409: `partner_order_id_reused` or `ordering_not_provisioned`. Final, never retried. */
 export class ConflictError extends APIError {
   override name = "ConflictError";
 }
+/** 422 `quote_invalid`: the platform refused the quote; `detail` carries its message. */
 export class UnprocessableEntityError extends APIError {
   override name = "UnprocessableEntityError";
 }
+/** 429 `rate_limit_exceeded`, once retries are used up or the server asks for more than 60 s. */
 export class RateLimitError extends APIError {
   override name = "RateLimitError";
   /** What `Retry-After` asked for, in seconds (an HTTP date is turned into seconds); null when absent. */
   readonly retryAfterSeconds: number | null;
+  /** @internal Errors are made by {@link errorFromResponse}; the init shape may change. */
   constructor(init: APIErrorInit & { retryAfterSeconds: number | null }) {
     super(init);
     this.retryAfterSeconds = init.retryAfterSeconds;
   }
 }
+/** 500 `internal_error`, after at most one spaced retry (Errors rule 3). */
 export class InternalServerError extends APIError {
   override name = "InternalServerError";
 }
+/** 503 `service_unavailable`, once the backoff retries (`maxRetries`) ran out. */
 export class ServiceUnavailableError extends APIError {
   override name = "ServiceUnavailableError";
 }
@@ -172,6 +219,7 @@ export class APIUserAbortError extends PartnerOrdersError {
 /** A request that breaks a documented limit or format, caught before any network call. */
 export class RequestValidationError extends PartnerOrdersError {
   override name = "RequestValidationError";
+  /** Every broken rule, not just the first, in request order. */
   readonly violations: readonly Violation[];
   constructor(violations: readonly Violation[], what = "request") {
     const lines = violations.map((v) => `  ${v.path || "(request)"}: ${v.message}`);
@@ -190,6 +238,7 @@ export type WebhookVerificationReason =
 /** A webhook delivery whose `Platform-Signature` does not hold (API document, "Signing"). */
 export class WebhookVerificationError extends PartnerOrdersError {
   override name = "WebhookVerificationError";
+  /** Which check failed; stable, unlike the message. */
   readonly reason: WebhookVerificationReason;
   constructor(reason: WebhookVerificationReason, message: string) {
     super(message);
@@ -203,6 +252,11 @@ export class WebhookVerificationError extends PartnerOrdersError {
  */
 export class SubmissionTimeoutError<S = unknown> extends PartnerOrdersError {
   override name = "SubmissionTimeoutError";
+  /**
+   * The id to resume with `client.submissions.wait(submissionId)`; `""` when the deadline came
+   * before the service answered the POST (then resend the same request: it is keyed by
+   * `partnerOrderId`).
+   */
   readonly submissionId: string;
   /** The last state seen; `undefined` when the deadline came before any answer. */
   readonly submission: S | undefined;
@@ -300,7 +354,12 @@ export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): n
 export function isProblem<C extends ProblemCode>(
   err: unknown,
   code: C,
-): err is APIError & { code: C; problem: Problem } {
+): err is APIError & {
+  /** The code asked for. */
+  code: C;
+  /** The problem document, always present when a code matched. */
+  problem: Problem;
+} {
   if (!(err instanceof Error)) return false;
   const branded = err instanceof APIError || (err as { [brand]?: unknown })[brand] === true;
   return branded && "status" in err && (err as APIError).code === code;
