@@ -1,6 +1,6 @@
 import { FIXTURES } from "partner-orders/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { type E2E, rawWalk, startE2E } from "./support";
+import { type E2E, orderFor, rawWalk, startE2E } from "./support";
 
 /**
  * The token cache end to end (API document, Authentication 1: cache the token, do not mint per
@@ -131,5 +131,22 @@ describe("the token endpoint over real HTTP", () => {
     e2e.sandbox.admin.revokeClient(e2e.sandbox.credentials.clientId);
     await expect(e2e.client.me()).rejects.toMatchObject({ status: 401 });
     expect((await next.me()).partnerId).toBe(FIXTURES.partnerId);
+  });
+});
+
+describe("short-lived tokens during a long wait", () => {
+  it("renews before expiry on the client's clock: polls never meet a 401", async () => {
+    e2e = await startE2E({
+      tokenTtlSeconds: 5,
+      syncWaitMs: 0,
+      submissionTimings: { processingAfterMs: 1_000, completeAfterMs: 30_000 },
+    });
+    const result = await e2e.client.submitOrderAndWait(orderFor("ttl-1"));
+    expect(result.status).toBe("completed");
+    expect(e2e.sandbox.requests.filter((r) => r.status === 401)).toEqual([]);
+    // 30 s of polling with 5 s tokens: renewed several times, never per request.
+    const polls = e2e.sandbox.counters.requests["GET /v1/orders/submissions/{submissionId}"] ?? 0;
+    expect(e2e.sandbox.counters.tokensIssued).toBeGreaterThanOrEqual(6);
+    expect(e2e.sandbox.counters.tokensIssued).toBeLessThan(polls + 1);
   });
 });
