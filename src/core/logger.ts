@@ -15,6 +15,8 @@ const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
  * facts; no header, body, token or secret is ever handed to a logger (API.md, Safety).
  */
 export interface Log {
+  /** Whether a line at `level` would be written: lets hot paths skip building its fields. */
+  enabled(level: Exclude<LogLevel, "off">): boolean;
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
@@ -30,5 +32,11 @@ export function createLog(logger: Logger | undefined, level: LogLevel): Log {
       if (fields) logger[name](line, fields);
       else logger[name](line);
     };
-  return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
+  return {
+    enabled: (name) => logger !== undefined && rank[name] >= threshold,
+    debug: emit("debug"),
+    info: emit("info"),
+    warn: emit("warn"),
+    error: emit("error"),
+  };
 }

@@ -11,9 +11,19 @@ import { parseJsonKeepingNumbers } from "./json";
 export const Decimal = DecimalJs.clone({ precision: 40 });
 export type Decimal = DecimalJs;
 
+/** One step of the decimal-field paths, with the steps below it: a tree walked once per body. */
+interface FieldNode {
+  key: string;
+  /** `key[]`: the steps below apply to every element of the array. */
+  each: boolean;
+  /** The value at `key` is a decimal; `path` names it in messages. */
+  leaf: boolean;
+  path: string;
+  children: FieldNode[];
+}
+
 interface CompiledFields {
-  /** Each decimal field's path, split into segments. */
-  paths: string[][];
+  tree: FieldNode[];
   /** Paths of decimals sent as JSON numbers: read as text so no digit is lost. */
   numberPaths: ReadonlySet<string>;
 }
@@ -28,13 +38,37 @@ function fieldsOf(operationId: string): CompiledFields | null {
       | undefined;
     fields = entries
       ? {
-          paths: entries.map(([path]) => path.split(".")),
+          tree: buildTree(entries.map(([path]) => path)),
           numberPaths: new Set(entries.filter(([, enc]) => enc === "number").map(([path]) => path)),
         }
       : null;
     compiled.set(operationId, fields);
   }
   return fields;
+}
+
+/** Paths sharing a prefix share its nodes, so `orders[]` is walked once for all four totals. */
+function buildTree(paths: readonly string[]): FieldNode[] {
+  const roots: FieldNode[] = [];
+  for (const path of paths) {
+    let level = roots;
+    const segments = path.split(".");
+    segments.forEach((segment, i) => {
+      const each = segment.endsWith("[]");
+      const key = each ? segment.slice(0, -2) : segment;
+      let node = level.find((n) => n.key === key && n.each === each);
+      if (!node) {
+        node = { key, each, leaf: false, path, children: [] };
+        level.push(node);
+      }
+      if (i === segments.length - 1) {
+        node.leaf = true;
+        node.path = path;
+      }
+      level = node.children;
+    });
+  }
+  return roots;
 }
 
 /**
@@ -52,29 +86,26 @@ export function decodeBody(operationId: string, text: string): unknown {
   } catch {
     throw new PartnerOrdersError(`The ${operationId} response body is not valid JSON.`);
   }
-  if (fields) for (const path of fields.paths) convertAt(data, path, 0, operationId);
+  if (fields) convert(data, fields.tree, operationId);
   return data;
 }
 
-function convertAt(node: unknown, path: string[], index: number, operationId: string): void {
-  if (typeof node !== "object" || node === null) return;
-  const segment = path[index] as string;
-  const eachElement = segment.endsWith("[]");
-  const key = eachElement ? segment.slice(0, -2) : segment;
-  const record = node as Record<string, unknown>;
-  if (!Object.hasOwn(record, key)) return;
-  const child = record[key];
-  if (eachElement) {
-    if (Array.isArray(child))
-      for (const item of child) convertAt(item, path, index + 1, operationId);
-    return;
+function convert(holder: unknown, nodes: readonly FieldNode[], operationId: string): void {
+  if (typeof holder !== "object" || holder === null) return;
+  const record = holder as Record<string, unknown>;
+  for (const node of nodes) {
+    if (!Object.hasOwn(record, node.key)) continue;
+    const value = record[node.key];
+    // Null is not zero (API document, OrderTotals): it stays null, and so does anything under it.
+    if (value === null || value === undefined) continue;
+    if (node.each) {
+      if (Array.isArray(value)) for (const item of value) convert(item, node.children, operationId);
+    } else if (node.leaf) {
+      record[node.key] = toDecimal(value, node.path, operationId);
+    } else {
+      convert(value, node.children, operationId);
+    }
   }
-  if (index < path.length - 1) {
-    convertAt(child, path, index + 1, operationId);
-    return;
-  }
-  if (child === null || child === undefined) return; // Null is not zero (API document, OrderTotals).
-  record[key] = toDecimal(child, path.join("."), operationId);
 }
 
 function toDecimal(value: unknown, path: string, operationId: string): Decimal {

@@ -86,35 +86,45 @@ export function withRetries<T>(
   options: RetryLoopOptions,
 ): Promise<T> {
   const state: RetryState = { retriesMade: 0, internalErrorRetries: 0, refreshedToken: false };
-  return pRetry(attempt, {
-    retries: options.maxRetries,
-    minTimeout: 0,
-    maxTimeout: 0,
-    signal: options.signal,
-    shouldRetry: async ({ error, attemptNumber }) => {
-      if (error instanceof APIUserAbortError) return false;
-      let delayMs = retryDelay(error, state);
-      if (delayMs === null) return false;
-      if (error instanceof AuthenticationError) {
-        if (!options.onUnauthorized?.(error)) return false;
-        state.refreshedToken = true;
-        delayMs = 0;
-      }
-      if (error instanceof InternalServerError) state.internalErrorRetries++;
-      if (
-        options.deadline !== undefined &&
-        options.clock.monotonic() + delayMs > options.deadline
-      ) {
-        throw new APITimeoutError(
-          `The deadline comes before the next retry could be made (last error: ${
-            error instanceof Error ? error.message : String(error)
-          }).`,
-        );
-      }
-      options.onRetry?.({ error, attempt: attemptNumber, delayMs });
-      state.retriesMade++;
-      if (delayMs > 0) await options.clock.sleep(delayMs, options.signal);
-      return true;
-    },
+  const shouldRetry = async ({
+    error,
+    attemptNumber,
+  }: {
+    error: unknown;
+    attemptNumber: number;
+  }) => {
+    if (error instanceof APIUserAbortError) return false;
+    let delayMs = retryDelay(error, state);
+    if (delayMs === null) return false;
+    if (error instanceof AuthenticationError) {
+      if (!options.onUnauthorized?.(error)) return false;
+      state.refreshedToken = true;
+      delayMs = 0;
+    }
+    if (error instanceof InternalServerError) state.internalErrorRetries++;
+    if (options.deadline !== undefined && options.clock.monotonic() + delayMs > options.deadline) {
+      throw new APITimeoutError(
+        `The deadline comes before the next retry could be made (last error: ${
+          error instanceof Error ? error.message : String(error)
+        }).`,
+      );
+    }
+    options.onRetry?.({ error, attempt: attemptNumber, delayMs });
+    state.retriesMade++;
+    if (delayMs > 0) await options.clock.sleep(delayMs, options.signal);
+    return true;
+  };
+  // Most calls succeed at once: make the first attempt directly and hand over to p-retry only
+  // when a retry is wanted, so a successful call pays nothing for the retry machinery.
+  return attempt(1).catch(async (error: unknown) => {
+    if (options.maxRetries === 0 || !(await shouldRetry({ error, attemptNumber: 1 }))) throw error;
+    return pRetry((n) => attempt(n + 1), {
+      retries: options.maxRetries - 1,
+      minTimeout: 0,
+      maxTimeout: 0,
+      signal: options.signal,
+      shouldRetry: ({ error, attemptNumber }) =>
+        shouldRetry({ error, attemptNumber: attemptNumber + 1 }),
+    });
   });
 }

@@ -125,22 +125,24 @@ export class Transport {
   ): Promise<WithResponse<T>> {
     const { clock, log, tokens } = this.#config;
     const { method } = operation;
-    const path = displayPath(operation);
+    // The filled-in path is only needed for messages and log lines; most calls never build it.
+    const path = () => displayPath(operation);
     const signal = options.signal;
     if (signal?.aborted) throw new APIUserAbortError();
 
     let timeoutMs = options.timeoutMs ?? this.#config.timeoutMs;
     if (options.deadline !== undefined) {
       timeoutMs = Math.min(timeoutMs, options.deadline - clock.monotonic());
-      if (timeoutMs <= 0) throw new APITimeoutError(`${method} ${path}: the deadline has passed.`);
+      if (timeoutMs <= 0)
+        throw new APITimeoutError(`${method} ${path()}: the deadline has passed.`);
     }
 
     const token = operation.auth !== false && tokens ? await tokens.get(signal) : undefined;
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), timeoutMs);
-    const onAbort = () => timeout.abort();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const started = clock.monotonic();
+    const onAbort = signal && (() => timeout.abort());
+    if (onAbort) signal.addEventListener("abort", onAbort, { once: true });
+    const started = log.enabled("debug") ? clock.monotonic() : 0;
     let result: { data?: unknown; error?: unknown; response: Response };
     try {
       result = await this.#http.request(
@@ -159,23 +161,27 @@ export class Transport {
     } catch (cause) {
       if (signal?.aborted) throw new APIUserAbortError();
       if (timeout.signal.aborted) {
-        throw new APITimeoutError(`${method} ${path} timed out after ${Math.round(timeoutMs)} ms.`);
+        throw new APITimeoutError(
+          `${method} ${path()} timed out after ${Math.round(timeoutMs)} ms.`,
+        );
       }
       if (cause instanceof PartnerOrdersError) throw cause;
-      throw new APIConnectionError(`${method} ${path} failed: could not reach the service.`, {
+      throw new APIConnectionError(`${method} ${path()} failed: could not reach the service.`, {
         cause,
       });
     } finally {
       clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
+      if (onAbort) signal.removeEventListener("abort", onAbort);
     }
 
     const { response } = result;
-    log.debug(`${method} ${path}`, {
-      status: response.status,
-      attempt,
-      ms: Math.round(clock.monotonic() - started),
-    });
+    if (log.enabled("debug")) {
+      log.debug(`${method} ${path()}`, {
+        status: response.status,
+        attempt,
+        ms: Math.round(clock.monotonic() - started),
+      });
+    }
     if (response.ok) {
       const text = typeof result.data === "string" ? result.data : "";
       const data = (text === "" ? undefined : decodeBody(operation.operationId, text)) as T;
@@ -185,12 +191,12 @@ export class Transport {
       throw new APIError({
         status: response.status,
         method,
-        path,
+        path: path(),
         headers: response.headers,
-        message: `${method} ${path} answered with a redirect (${response.status}), which is not followed.`,
+        message: `${method} ${path()} answered with a redirect (${response.status}), which is not followed.`,
       });
     }
-    const error = errorFromResponse(method, path, response, result.error, clock.now());
+    const error = errorFromResponse(method, path(), response, result.error, clock.now());
     if (error instanceof AuthenticationError && token) rejectedToken.set(error, token);
     throw error;
   }
