@@ -60,7 +60,7 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Webh
     throw new WebhookVerificationError(
       "missing_header",
       "The delivery has no Platform-Signature header. Endpoints registered without a signing " +
-        "secret receive none; use parseWebhook() for those.",
+        "secret get none: use parseWebhook() for those.",
     );
   }
   const { t, signatures } = parseSignatureHeader(header);
@@ -80,7 +80,7 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Webh
   if (skew > toleranceSeconds) {
     throw new WebhookVerificationError(
       "timestamp_out_of_tolerance",
-      `The Platform-Signature timestamp is ${Math.round(skew)} s away from the verifier's clock ` +
+      `The Platform-Signature timestamp is ${Math.round(skew)} s off the verifier's clock ` +
         `(tolerance ${toleranceSeconds} s): a replayed delivery, or a clock that is off.`,
     );
   }
