@@ -1,5 +1,6 @@
 import DecimalJs from "decimal.js";
 import { type DecimalEncoding, decimalFields } from "../generated/money";
+import { fromDecimalText } from "./decimal-text";
 import { PartnerOrdersError } from "./errors";
 import { parseJsonKeepingNumbers } from "./json";
 
@@ -111,7 +112,7 @@ function convert(holder: unknown, nodes: readonly FieldNode[], operationId: stri
 function toDecimal(value: unknown, path: string, operationId: string): Decimal {
   if ((typeof value === "string" || typeof value === "number") && value !== "") {
     try {
-      return new Decimal(value);
+      return (typeof value === "string" && fromDecimalText(Decimal, value)) || new Decimal(value);
     } catch {
       // fall through to the typed error
     }
