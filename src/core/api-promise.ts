@@ -1,6 +1,8 @@
 /** A call's result together with the HTTP response it came from. */
 export interface WithResponse<T> {
+  /** The call's result, as the promise itself resolves to. */
   data: T;
+  /** The HTTP response: status and headers (rate-limit headers included); its body already read. */
   response: Response;
 }
 
@@ -9,9 +11,11 @@ export interface WithResponse<T> {
  * (rate-limit headers included) of the answer it came from.
  */
 export class APIPromise<T> implements PromiseLike<T> {
+  /** @internal `"APIPromise"`, for `Object.prototype.toString`. */
   readonly [Symbol.toStringTag] = "APIPromise";
   readonly #result: Promise<WithResponse<T>>;
 
+  /** @internal Made by the client's one request path; never constructed by callers. */
   constructor(result: Promise<WithResponse<T>>) {
     this.#result = result;
   }
@@ -21,6 +25,7 @@ export class APIPromise<T> implements PromiseLike<T> {
     return this.#result;
   }
 
+  /** Resolves with the call's data, as any promise does; rejects with a `PartnerOrdersError`. */
   // biome-ignore lint/suspicious/noThenProperty: this class is a promise of the call's data
   then<R1 = T, R2 = never>(
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
@@ -29,10 +34,12 @@ export class APIPromise<T> implements PromiseLike<T> {
     return this.#result.then((r) => r.data).then(onfulfilled, onrejected);
   }
 
+  /** Handles a failed call, as `Promise.prototype.catch` does. */
   catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
     return this.then(undefined, onrejected);
   }
 
+  /** Runs `onfinally` once the call settles, as `Promise.prototype.finally` does. */
   finally(onfinally?: (() => void) | null): Promise<T> {
     return this.then().finally(onfinally);
   }

@@ -1,11 +1,16 @@
 /** Anything shaped like `console` will do. */
 export interface Logger {
+  /** Each HTTP attempt: method, path, status. */
   debug(message: string, ...rest: unknown[]): void;
+  /** Retries with their delays, and a shipments page asked for again with a smaller `limit`. */
   info(message: string, ...rest: unknown[]): void;
+  /** A client certificate close to its expiry (the service sends no notice). */
   warn(message: string, ...rest: unknown[]): void;
+  /** Part of the `console` shape; failures themselves are thrown, not logged. */
   error(message: string, ...rest: unknown[]): void;
 }
 
+/** The least severe level a {@link Logger} receives; `"off"` writes nothing. */
 export type LogLevel = "debug" | "info" | "warn" | "error" | "off";
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, off: 100 };

@@ -9,36 +9,192 @@ import type { Decimal } from "./money";
 type Schemas = components["schemas"];
 type With<T, Changes> = Omit<T, keyof Changes> & Changes;
 
-/** Order totals: each a `Decimal`, or `null` when not computed. Null is not zero. */
+/**
+ * Order totals: each a `Decimal`, or `null` when not computed. Null is not zero.
+ *
+ * @interface
+ */
 export type OrderTotals = { [K in keyof Schemas["OrderTotals"]]: Decimal | null };
-export type Order = With<Schemas["Order"], { totals: OrderTotals }>;
+/**
+ * An order (GET /v1/orders, GET /v1/orders/{orderNumber}). Unknown fields pass through.
+ *
+ * @interface
+ */
+export type Order = With<
+  Schemas["Order"],
+  {
+    /** Item, shipping, tax and order totals, each exact or `null` when not computed. */
+    totals: OrderTotals;
+  }
+>;
+/**
+ * A line of an order (GET /v1/orders/{orderNumber}/items), identified by `orderNumber` plus
+ * `itemNumber`. Cancelled lines stay in the list with `cancelled: true`.
+ *
+ * @interface
+ */
 export type OrderItem = With<
   Schemas["OrderItem"],
-  { lineListTotal: Decimal | null; lineTotal: Decimal | null }
+  {
+    /** Whole-line extended list amount before discounts and adjustments; not per-unit. */
+    lineListTotal: Decimal | null;
+    /** Whole-line final amount after discounts and adjustments; `null` means not priced. */
+    lineTotal: Decimal | null;
+  }
 >;
+/**
+ * A shipment of an order (GET /v1/orders/{orderNumber}/shipments). Read `trackingNumbers` for
+ * tracking: the service has already applied its precedence rules, so never re-derive it.
+ *
+ * @interface
+ */
 export type Shipment = Schemas["Shipment"];
+/**
+ * A package of a shipment: a `sequence` (an ordering hint, not unique) and its carrier number.
+ *
+ * @interface
+ */
 export type Package = Schemas["Package"];
-export type Product = With<Schemas["Product"], { weight: Decimal | null }>;
-export type ProductVariant = With<Schemas["ProductVariant"], { weight: Decimal | null }>;
-export type ProductDetail = With<Schemas["ProductDetail"], { variants: ProductVariant[] }>;
-export type Quote = With<Schemas["Quote"], { totalPrice: Decimal }>;
+/**
+ * One orderable catalog entry, one per variant (GET /v1/products). No price is published on
+ * products: ask for a {@link Quote}.
+ *
+ * @interface
+ */
+export type Product = With<
+  Schemas["Product"],
+  {
+    /** Per-unit weight; `null` for print-on-demand products. */
+    weight: Decimal | null;
+  }
+>;
+/**
+ * One variant of a {@link ProductDetail}: the same fields and meanings as on {@link Product}.
+ *
+ * @interface
+ */
+export type ProductVariant = With<
+  Schemas["ProductVariant"],
+  {
+    /** Per-unit weight; `null` for print-on-demand products. */
+    weight: Decimal | null;
+  }
+>;
+/**
+ * A product with all its variants (GET /v1/products/{productId}).
+ *
+ * @interface
+ */
+export type ProductDetail = With<
+  Schemas["ProductDetail"],
+  {
+    /** Every variant of the product, with its inventory and quantity bounds. */
+    variants: ProductVariant[];
+  }
+>;
+/**
+ * A price quote for a product at a quantity (POST /v1/products/{productId}/quote).
+ *
+ * @interface
+ */
+export type Quote = With<
+  Schemas["Quote"],
+  {
+    /** Site price after site markup and offering discount, never a customer's negotiated price. */
+    totalPrice: Decimal;
+  }
+>;
+/**
+ * A granted site (GET /v1/sites). A site that is not `live` is still listed.
+ *
+ * @interface
+ */
 export type Site = Schemas["Site"];
+/**
+ * The credential's own description (GET /v1/me): partner, granted sites, auth method, scopes.
+ *
+ * @interface
+ */
 export type Principal = Schemas["Principal"];
 
-/** A line of a completed submission: whole-line amounts, never per-unit prices. */
+/**
+ * A line of a completed submission: whole-line amounts, never per-unit prices.
+ *
+ * @interface
+ */
 export type SubmittedOrderLine = With<
   Schemas["SubmittedOrderLine"],
-  { lineListTotal: Decimal; lineTotalBeforeAdjustments: Decimal }
+  {
+    /** Whole-line extended list amount before discounts and adjustments (formerly `unitPrice`). */
+    lineListTotal: Decimal;
+    /** Whole-line total before adjustments; reconcile adjusted orders against the items endpoint. */
+    lineTotalBeforeAdjustments: Decimal;
+  }
 >;
+/**
+ * The order a `completed` submission created.
+ *
+ * @interface
+ */
 export type SubmittedOrder = With<
   Schemas["SubmittedOrder"],
-  { totalPrice: Decimal; lines: SubmittedOrderLine[] }
+  {
+    /** Order total after adjustments. */
+    totalPrice: Decimal;
+    /** One per submitted line. On an adjusted order the lines do not sum to `totalPrice`. */
+    lines: SubmittedOrderLine[];
+  }
 >;
+/**
+ * `queued`, `processing`, then `completed` or `failed`, both terminal: stop polling there.
+ *
+ * @useDeclaredType
+ */
 export type SubmissionStatus = Schemas["SubmissionStatus"];
+/**
+ * Why a `failed` submission was rejected: its own kind of `code` (usually `order_rejected`), not a
+ * problem document's (Errors rule 6).
+ *
+ * @interface
+ */
 export type SubmissionError = Schemas["SubmissionError"];
-export type Submission = With<Schemas["Submission"], { order?: SubmittedOrder }>;
+/**
+ * An order submission in any state (POST /v1/orders, GET /v1/orders/submissions/...): `order` when
+ * `completed`, `errors` when `failed`.
+ *
+ * @interface
+ */
+export type Submission = With<
+  Schemas["Submission"],
+  {
+    /** The created order; present only when `status` is `completed`. */
+    order?: SubmittedOrder;
+  }
+>;
 
+/**
+ * The body of POST /v1/orders. It is checked against the API document's limits before anything
+ * is sent ({@link RequestValidationError}); `partnerOrderId` is its idempotency key. Either one
+ * order-level `shipTo`, or a `shipTo` on every line: never both, never neither.
+ *
+ * @useDeclaredType
+ */
 export type OrderRequest = Schemas["OrderRequest"];
+/**
+ * One line of an {@link OrderRequest}. There is no price field: prices come from the catalog.
+ *
+ * @interface
+ */
 export type OrderLineRequest = Schemas["OrderLineRequest"];
+/**
+ * The order-level ship-to address; its `email` becomes the order's ship-notification address.
+ *
+ * @interface
+ */
 export type ShipTo = Schemas["ShipTo"];
+/**
+ * A line-level ship-to address: a {@link ShipTo} without `email`.
+ *
+ * @interface
+ */
 export type LineShipTo = Schemas["LineShipTo"];

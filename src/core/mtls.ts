@@ -27,6 +27,7 @@ export type MtlsCertificateReason =
  */
 export class MtlsCertificateError extends PartnerOrdersError {
   override name = "MtlsCertificateError";
+  /** Which requirement failed; stable, unlike the message. */
   readonly reason: MtlsCertificateReason;
   constructor(reason: MtlsCertificateReason, message: string) {
     super(message);
@@ -50,8 +51,11 @@ export const mtlsPolicy = {
 export interface MtlsCertificateInfo {
   /** Subject distinguished name of the client certificate (the service binds it with the serial). */
   subject: string;
+  /** Serial number of the client certificate, in hex as OpenSSL prints it. */
   serialNumber: string;
+  /** Start of the client certificate's validity. */
   validFrom: Date;
+  /** End of the client certificate's validity: replace it before then (no notice is sent). */
   validTo: Date;
   /** Certificates from the client certificate to the root, the root counted even when not sent. */
   chainLength: number;

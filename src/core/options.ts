@@ -4,13 +4,31 @@ import type { Logger, LogLevel } from "./logger";
 
 /** A client certificate for the mutual-TLS host (PEM strings or buffers). */
 export interface MtlsOptions {
+  /**
+   * The client certificate in PEM, optionally followed by its intermediates up towards the root
+   * (API document, Mutual TLS: at most 4 in the chain). Only this is registered with the service.
+   */
   cert: string | Uint8Array;
+  /** The certificate's private key in PEM. It never leaves this process and is never logged. */
   key: string | Uint8Array;
   /** Extra CA certificates to trust for the server's certificate. */
   ca?: string | Uint8Array | (string | Uint8Array)[];
+  /** The passphrase of an encrypted `key`. Never logged, never placed in an error. */
   passphrase?: string;
 }
 
+/**
+ * How to reach and authenticate with the service. Give exactly one credential: `clientId` with
+ * `clientSecret` (from the options or the environment), `accessToken`, or `mtls`.
+ *
+ * @example
+ * const client = new PartnerOrders({
+ *   baseUrl: "https://api.example.com",
+ *   clientId: process.env.CLIENT_ID,
+ *   clientSecret: process.env.CLIENT_SECRET,
+ *   scopes: ["orders:read"],
+ * });
+ */
 export interface ClientOptions {
   /**
    * The API base URL. `https:` only; `http:` is accepted for loopback hosts (the sandbox).
@@ -18,9 +36,15 @@ export interface ClientOptions {
    * @example "https://api.example.com"
    */
   baseUrl?: string;
-  /** @default process.env.PARTNER_ORDERS_CLIENT_ID */
+  /**
+   * The OAuth client id from onboarding, for the client-credentials grant.
+   * @default process.env.PARTNER_ORDERS_CLIENT_ID
+   */
   clientId?: string;
-  /** Never logged, never placed in an error. @default process.env.PARTNER_ORDERS_CLIENT_SECRET */
+  /**
+   * The OAuth client secret from onboarding. Never logged, never placed in an error.
+   * @default process.env.PARTNER_ORDERS_CLIENT_SECRET
+   */
   clientSecret?: string;
   /**
    * Scopes to request, bare (`"orders:read"`); the SDK adds the `partner-api/` prefix.
@@ -33,9 +57,17 @@ export interface ClientOptions {
    * @default "client_secret_basic"
    */
   tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
-  /** A token you manage yourself, or a function that returns a fresh one when called. */
+  /**
+   * A token you manage yourself, or a function that returns a fresh one when called (it is called
+   * again after a 401). No token endpoint is used then.
+   * @default undefined (tokens are minted from `clientId` and `clientSecret`)
+   */
   accessToken?: string | (() => string | Promise<string>);
-  /** A client certificate for the mutual-TLS host, instead of a client secret. */
+  /**
+   * A client certificate for the mutual-TLS host, instead of a client secret; `baseUrl` is then the
+   * mutual-TLS host. Cannot be combined with `fetch`.
+   * @default undefined (bearer tokens)
+   */
   mtls?: MtlsOptions;
   /**
    * Retries per call, across all retryable answers (429, 500 once, 503, connection errors, timeouts,
@@ -48,11 +80,22 @@ export interface ClientOptions {
    * @default 30000
    */
   timeoutMs?: number;
-  /** A `fetch` to use instead of `globalThis.fetch` (looked up at call time when omitted). */
+  /**
+   * A `fetch` to use instead of the global one.
+   * @default globalThis.fetch, looked up at call time (so interceptors installed later still apply)
+   */
   fetch?: typeof fetch;
-  /** Where log lines go. Nothing is logged without one. @example console */
+  /**
+   * Where log lines go. They carry method, path, status, attempt and delay only: never a header,
+   * body, token or secret.
+   * @default undefined (nothing is logged)
+   * @example console
+   */
   logger?: Logger;
-  /** @default "warn" */
+  /**
+   * The least severe level written to `logger`.
+   * @default "warn"
+   */
   logLevel?: LogLevel;
   /**
    * Time as the SDK sees it; inject one in tests so backoff and polling are instant.
@@ -63,10 +106,17 @@ export interface ClientOptions {
 
 /** Options every call takes last. */
 export interface RequestOptions {
+  /** Aborts the call, its retries and their sleeps; the call then throws `APIUserAbortError`. */
   signal?: AbortSignal;
-  /** Bound on each HTTP attempt of this call. */
+  /**
+   * Bound on each HTTP attempt of this call, in milliseconds.
+   * @default the client's `timeoutMs` (30000)
+   */
   timeoutMs?: number;
-  /** Retries for this call. */
+  /**
+   * Retries for this call, across all retryable answers.
+   * @default the client's `maxRetries` (2)
+   */
   maxRetries?: number;
 }
 

@@ -12,9 +12,11 @@ export type PageFetcher<T> = (cursor: string | undefined) => Promise<PageData<T>
 
 /** A page of a list, with the way to the next. */
 export interface Page<T> {
+  /** This page's items, in the service's order. */
   data: T[];
   /** Opaque; store it to resume later with `{ cursor }`. Null on the last page. */
   nextCursor: string | null;
+  /** True while `nextCursor` is not null. A page may be empty and still have a next one. */
   hasNextPage(): boolean;
   /** The following page. Throws when there is none (check `hasNextPage()`). */
   getNextPage(): Promise<Page<T>>;
@@ -52,7 +54,12 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
   }
 
   /** The first page together with its HTTP response (status, headers, rate-limit headers). */
-  async withResponse(): Promise<{ data: Page<T>; response: Response }> {
+  async withResponse(): Promise<{
+    /** The first page. */
+    data: Page<T>;
+    /** The HTTP response of the first page, its body already read. */
+    response: Response;
+  }> {
     const page = await this.#firstPage();
     return { data: this.#toPage(page), response: page.response };
   }

@@ -7,12 +7,14 @@ export const defaultPollIntervalMs = 2_000;
 /** No poll loop spins faster than this, whatever a hint says. */
 const minPollIntervalMs = 250;
 
+/** Options of a wait for a submission: `submitOrderAndWait` and `submissions.wait`. */
 export interface WaitOptions {
   /**
    * Deadline of the whole wait, in milliseconds: the POST, its retries and every poll.
    * @default 120000
    */
   timeoutMs?: number;
+  /** Aborts the wait, its requests and its sleeps; it then throws `APIUserAbortError`. */
   signal?: AbortSignal;
   /** Called with every submission state seen, the first answer included. */
   onPoll?: (submission: Submission) => void;
