@@ -248,7 +248,8 @@ export class WebhookVerificationError extends PartnerOrdersError {
 
 /**
  * A submission that was not terminal when the wait's deadline came. The order may still complete:
- * resume with `client.submissions.wait(error.submissionId)`.
+ * resume with `client.submissions.wait(error.submissionId)`. When no answer to the POST came at all,
+ * `submissionId` is `""`: send the identical request again, which returns the original submission.
  */
 export class SubmissionTimeoutError<S = unknown> extends PartnerOrdersError {
   override name = "SubmissionTimeoutError";
@@ -263,8 +264,12 @@ export class SubmissionTimeoutError<S = unknown> extends PartnerOrdersError {
   constructor(submissionId: string, submission: S | undefined, waitedMs: number) {
     const status = (submission as { status?: string } | undefined)?.status ?? "unknown";
     super(
-      `Submission ${submissionId || "(not yet created)"} was still ${status} after ${waitedMs} ms; ` +
-        "resume with client.submissions.wait(submissionId).",
+      submissionId
+        ? `Submission ${submissionId} was still ${status} after ${waitedMs} ms; ` +
+            "resume with client.submissions.wait(submissionId)."
+        : `No answer to the order submission came within ${waitedMs} ms, so the order may or may ` +
+            "not exist. Send the identical request again (same partnerOrderId): the service " +
+            "answers with the original submission instead of creating a second order.",
     );
     this.submissionId = submissionId;
     this.submission = submission;
@@ -305,7 +310,10 @@ export function errorFromResponse(
   };
   if (response.status === 403 && !problem) return new EdgeFirewallError(init);
   if (response.status === 429) {
-    return new RateLimitError({ ...init, retryAfterSeconds: parseRetryAfter(response.headers, nowMs) });
+    return new RateLimitError({
+      ...init,
+      retryAfterSeconds: parseRetryAfter(response.headers, nowMs),
+    });
   }
   const ErrorClass = classByStatus[response.status] ?? APIError;
   return new ErrorClass(init);

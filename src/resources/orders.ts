@@ -13,6 +13,7 @@ import {
 } from "../core/validation";
 import { fetchPage, paginate, withCursor } from "./list";
 
+/** Filters and paging of `client.orders.list()` (API document, GET /v1/orders). */
 export interface OrderListParams {
   /** Only orders of this granted site. */
   siteId?: number;
@@ -24,7 +25,13 @@ export interface OrderListParams {
   cursor?: string;
 }
 
+/** Paging of an order's items and shipments. */
 export interface PageParams {
+  /**
+   * Page size. Items: the service caps it at 200. Shipments: capped at 50, and lowered further
+   * while a page's packages are incomplete.
+   * @default 50 for items, 25 for shipments (the service's defaults)
+   */
   limit?: number;
   /** Resume from a stored `nextCursor`. */
   cursor?: string;
@@ -32,8 +39,13 @@ export interface PageParams {
 
 /** What `orders.submit` tells: the submission, and whether this call created it (201) or found it (200). */
 export interface SubmitResult {
+  /** The submission at whatever state the service answered with; read its `status`. */
   submission: Submission;
-  /** True on 201 (this call created the record); false on 200 (the partnerOrderId existed). */
+  /**
+   * True on 201 (the record was created by this request); false on 200 (the partnerOrderId already
+   * existed). A call whose first answer was lost and whose retry found the record reports false
+   * even though its own first attempt created it: branch on `submission.status`, not on `created`.
+   */
   created: boolean;
   /** The `Location` to poll while the submission is not terminal, or null. */
   location: string | null;
@@ -45,7 +57,14 @@ export interface SubmitResult {
 const defaultShipmentLimit = 25;
 const maxShipmentLimit = 50;
 
+/**
+ * Orders, their lines and shipments, and order submission: `client.orders`.
+ *
+ * @example
+ * for await (const order of client.orders.list({ siteId: 12 })) console.log(order.orderNumber);
+ */
 export class Orders {
+  /** @internal Made by {@link PartnerOrders}; use `client.orders`. */
   constructor(
     private readonly transport: Transport,
     private readonly log: Log,
@@ -72,6 +91,10 @@ export class Orders {
     return paginate<Order>(this.transport, operation, "orders", cursor, options);
   }
 
+  /**
+   * One order. A 404 ({@link NotFoundError}, `order_not_found`) also answers for an order outside
+   * the granted sites, and is no proof that it never existed (API document, Errors rule 4).
+   */
   get(orderNumber: number, options?: CallOptions): APIPromise<Order> {
     return this.transport.request<Order>(
       {
