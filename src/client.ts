@@ -46,9 +46,13 @@ import {
  * for await (const order of client.orders.list({ siteId: 12 })) console.log(order.totals.order);
  */
 export class PartnerOrders {
+  /** Orders, their items and shipments; submitting an order. */
   readonly orders: Orders;
+  /** Submissions this partner created; waiting for one to finish. */
   readonly submissions: Submissions;
+  /** The orderable catalog and price quotes. */
   readonly products: Products;
+  /** The granted sites. */
   readonly sites: Sites;
 
   readonly #options: ResolvedOptions;
@@ -57,6 +61,10 @@ export class PartnerOrders {
   readonly #log: Log;
   readonly #mtls: MtlsConnection | undefined;
 
+  /**
+   * Checks the options at once (a missing credential or an `http:` URL to a non-loopback host
+   * throws {@link PartnerOrdersError} here), then sends nothing until the first call.
+   */
   constructor(options: ClientOptions = {}) {
     this.#options = resolveOptions(options);
     this.#clock = options.clock ?? systemClock;

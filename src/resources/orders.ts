@@ -92,7 +92,7 @@ export class Orders {
   }
 
   /**
-   * One order. A 404 ({@link NotFoundError}, `order_not_found`) also answers for an order outside
+   * One order. A 404 (`NotFoundError`, `order_not_found`) also answers for an order outside
    * the granted sites, and is no proof that it never existed (API document, Errors rule 4).
    */
   get(orderNumber: number, options?: CallOptions): APIPromise<Order> {

@@ -13,8 +13,11 @@ import {
 import { paginate } from "./list";
 import { optional } from "./orders";
 
+/** Filters and paging of `client.products.list()` (API document, GET /v1/products). */
 export interface ProductListParams {
+  /** Only products of this granted site. */
   siteId?: number;
+  /** Only warehoused (`STOCK`) or print-on-demand (`POD`) products. */
   serviceType?: "STOCK" | "POD";
   /** Page size; the service caps it at 500. @default 100 */
   limit?: number;
@@ -22,7 +25,9 @@ export interface ProductListParams {
   cursor?: string;
 }
 
+/** The orderable catalog and price quotes: `client.products`. */
 export class Products {
+  /** @internal Made by {@link PartnerOrders}; use `client.products`. */
   constructor(private readonly transport: Transport) {}
 
   /** The orderable catalog, one entry per variant, by (productId, variantId). No prices. */
@@ -44,6 +49,7 @@ export class Products {
     return paginate<Product>(this.transport, operation, "products", cursor, options);
   }
 
+  /** One product with all its variants; `productId` is `SLO_` or `SLS_` plus 1 to 18 digits. */
   get(productId: string, options?: CallOptions): APIPromise<ProductDetail> {
     return this.transport.request<ProductDetail>(
       {

@@ -2,7 +2,9 @@ import { type APIPromise, mapResult } from "../core/api-promise";
 import type { Site } from "../core/models";
 import type { CallOptions, Transport } from "../core/transport";
 
+/** The partner's granted sites: `client.sites`. */
 export class Sites {
+  /** @internal Made by {@link PartnerOrders}; use `client.sites`. */
   constructor(private readonly transport: Transport) {}
 
   /** Every granted site, live or not, in one response (no pagination). */

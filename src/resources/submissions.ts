@@ -15,7 +15,9 @@ import type { Clock } from "../internal/clock";
 import { paginate } from "./list";
 import { optional, retryAfterOf } from "./orders";
 
+/** Filters and paging of `client.submissions.list()` (API document, GET /v1/orders/submissions). */
 export interface SubmissionListParams {
+  /** Only submissions in this state. */
   status?: SubmissionStatus;
   /** Page size. The service rejects values above 100, so larger ones are sent as 100. @default 50 */
   limit?: number;
@@ -26,7 +28,9 @@ export interface SubmissionListParams {
 /** The largest submissions page the service accepts (it rejects, not caps, above; API document). */
 const maxSubmissionLimit = 100;
 
+/** Order submissions this partner created, and waiting for one to finish: `client.submissions`. */
 export class Submissions {
+  /** @internal Made by {@link PartnerOrders}; use `client.submissions`. */
   constructor(
     private readonly transport: Transport,
     private readonly clock: Clock,
@@ -54,6 +58,7 @@ export class Submissions {
     return paginate<Submission>(this.transport, operation, "submissions", cursor, options);
   }
 
+  /** One submission, in whatever state it is; `submissionId` is a UUID. */
   get(submissionId: string, options?: CallOptions): APIPromise<Submission> {
     return this.transport.request<Submission>(getSubmission(submissionId), options);
   }
@@ -79,7 +84,7 @@ export class Submissions {
     return pollSubmission({ first, poll, deadline, startedAt, clock: this.clock, ...options });
   }
 
-  /** One GET of a submission, with its poll hint. */
+  /** @internal One GET of a submission, with its poll hint. */
   async answer(submissionId: string, options: CallOptions): Promise<Answer> {
     const { data, response } = await this.transport
       .request<Submission>(getSubmission(submissionId), options)
@@ -87,7 +92,7 @@ export class Submissions {
     return { submission: data, retryAfterSeconds: retryAfterOf(response) };
   }
 
-  /** Within a bounded wait, running out of time is the wait's own timeout. */
+  /** @internal Within a bounded wait, running out of time is the wait's own timeout. */
   timeoutOr(error: unknown, submissionId: string, startedAt: number): unknown {
     if (!(error instanceof APITimeoutError)) return error;
     const waited = Math.round(this.clock.monotonic() - startedAt);
