@@ -53,7 +53,7 @@ export function fromDecimalText<D extends DecimalJs>(
   if (e < 0) i += LOG_BASE;
   if (i < len) {
     if (i) d.push(+str.slice(0, i));
-    for (len -= LOG_BASE; i < len; ) d.push(+str.slice(i, (i += LOG_BASE)));
+    for (len -= LOG_BASE; i < len; i += LOG_BASE) d.push(+str.slice(i, i + LOG_BASE));
     str = str.slice(i);
     i = LOG_BASE - str.length;
   } else {
