@@ -10,12 +10,18 @@ import { mcpAccessOf } from "../internal/mcp-access";
 
 export type { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 
+/** Options of {@link connectMcp}. */
 export interface ConnectMcpOptions {
   /**
    * How this client introduces itself in MCP `initialize`.
    * @default { name: "partner-orders", version: "1.0.0" }
    */
-  clientInfo?: { name: string; version: string };
+  clientInfo?: {
+    /** The client's name, as MCP servers log it. */
+    name: string;
+    /** The client's version. */
+    version: string;
+  };
   /** Aborts the connection handshake. */
   signal?: AbortSignal;
   /**
