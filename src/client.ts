@@ -24,6 +24,7 @@ import { type Clock, systemClock } from "./internal/clock";
 import { collect } from "./internal/collect";
 import { attachMcpAccess } from "./internal/mcp-access";
 import { createMcpFetch } from "./internal/mcp-fetch";
+import type { McpClient } from "./mcp/index";
 import { Orders, retryAfterOf, submitOperation } from "./resources/orders";
 import { Products } from "./resources/products";
 import { Sites } from "./resources/sites";
@@ -60,6 +61,7 @@ export class PartnerOrders {
   readonly #clock: Clock;
   readonly #log: Log;
   readonly #mtls: MtlsConnection | undefined;
+  #mcp: Promise<McpClient> | undefined;
 
   /**
    * Checks the options at once (a missing credential or an `http:` URL to a non-loopback host
@@ -92,6 +94,28 @@ export class PartnerOrders {
       this.#options.baseUrl,
       createMcpFetch(fetchFn, tokens, this.#options, this.#clock, this.#log),
     );
+  }
+
+  /**
+   * The MCP endpoint (POST /v1/mcp) as a connected client of the official MCP SDK, authenticated
+   * like this client (same token cache, same retries). Connected on first use and then shared;
+   * `partner-orders/mcp`'s `connectMcp(client)` gives a client of your own. Needs the optional peer
+   * `@modelcontextprotocol/sdk`.
+   *
+   * @example
+   * const mcp = await client.mcp;
+   * const { tools } = await mcp.listTools();
+   */
+  get mcp(): Promise<McpClient> {
+    if (!this.#mcp) {
+      const connecting = import("./mcp/index").then((m) => m.connectMcp(this));
+      // A failed connection is not kept: the next use tries again.
+      connecting.catch(() => {
+        if (this.#mcp === connecting) this.#mcp = undefined;
+      });
+      this.#mcp = connecting;
+    }
+    return this.#mcp;
   }
 
   /**
