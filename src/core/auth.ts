@@ -136,8 +136,10 @@ export class ClientCredentialsTokenSource implements TokenSource {
       });
     }
     const lifetimeMs = (typeof body.expires_in === "number" ? body.expires_in : 3600) * 1000;
-    // Renew max(60 s, 10 %) early, but never so early that a short-lived token is re-minted at once.
-    const margin = Math.min(Math.max(60_000, lifetimeMs * 0.1), lifetimeMs / 2);
+    // Renew max(60 s, 10 %) before expiry (API.md, Retries). A token living no longer than that
+    // margin would be stale at birth and re-minted on every call: it is renewed at half-life.
+    let margin = Math.max(60_000, lifetimeMs * 0.1);
+    if (margin >= lifetimeMs) margin = lifetimeMs / 2;
     const token: CachedToken = {
       value: body.access_token,
       expiresAt: started + lifetimeMs,

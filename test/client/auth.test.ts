@@ -82,6 +82,7 @@ describe("token cache", () => {
     // expires_in, renewal margin: max(60 s, 10 %)
     [3600, 360],
     [300, 60],
+    [100, 60],
   ])(
     "renews a %i s token %i s before expiry, on the monotonic clock",
     async (expiresIn, margin) => {
@@ -105,6 +106,19 @@ describe("token cache", () => {
       ]);
     },
   );
+
+  it("renews a token that lives no longer than the margin at half-life, not on every call", async () => {
+    const { client, server, clock } = harness();
+    server.on("POST /oauth2/token", () => json({ access_token: "short", expires_in: 40 }));
+    server.on("GET /v1/me", () => json(me));
+    await client.me();
+    clock.advance(19_000);
+    await client.me();
+    expect(server.tokenRequests).toHaveLength(1);
+    clock.advance(2_000);
+    await client.me();
+    expect(server.tokenRequests).toHaveLength(2);
+  });
 
   it("keeps using the still-valid token when an early renewal fails", async () => {
     const { client, server, clock } = harness();
