@@ -10,6 +10,10 @@ export interface ShipOptions {
   trackingNumber?: string;
   /** Carrier numbers, one package each. */
   packages?: Array<string | null>;
+  /**
+   * The carrier service name.
+   * @default the shipment's current one, else "UPS Ground"
+   */
   shippingService?: string;
 }
 
@@ -45,7 +49,12 @@ export function createAdmin(state: SandboxState) {
       event("order.status_changed", o);
     },
 
-    /** Adds a not-yet-shipped shipment (no event); returns its number. */
+    /**
+     * Adds a not-yet-shipped shipment (no event); returns its number.
+     *
+     * @inlineType ShipmentRecord
+     * @inlineType PackageRecord
+     */
     addShipment(
       orderNumber: number,
       fields: Partial<Omit<ShipmentRecord, "shipmentNumber">> = {},
@@ -114,7 +123,12 @@ export function createAdmin(state: SandboxState) {
       event("order_line.cancelled", o);
     },
 
-    /** Overwrites shipment fields with no event (e.g. to build the "shipped without tracking" data fault). */
+    /**
+     * Overwrites shipment fields with no event (e.g. to build the "shipped without tracking" data fault).
+     *
+     * @inlineType ShipmentRecord
+     * @inlineType PackageRecord
+     */
     updateShipment(
       orderNumber: number,
       shipmentNumber: number,
@@ -149,16 +163,24 @@ export function createAdmin(state: SandboxState) {
       partnerRecord(state, partnerId).capabilities = [...capabilities];
     },
 
+    /** Replaces a partner's granted sites; a partner with none is refused at authentication. */
     setGrantedSites(partnerId: string, siteIds: number[]): void {
       partnerRecord(state, partnerId).grantedSiteIds = [...siteIds];
     },
 
+    /** Disables (or re-enables) a partner: every credential of it then gets 401 `invalid_token`. */
     setPartnerDisabled(partnerId: string, disabled = true): void {
       partnerRecord(state, partnerId).disabled = disabled;
     },
   };
 }
 
+/**
+ * Staff-side changes to the sandbox's data, as the service's staff or the platform would make
+ * them: `sandbox.admin`. Changes that the API document says emit an event send a webhook.
+ *
+ * @interface
+ */
 export type SandboxAdmin = ReturnType<typeof createAdmin>;
 
 function partnerRecord(state: SandboxState, partnerId: string) {

@@ -8,11 +8,15 @@ export type ServiceType = "STOCK" | "POD";
 export type SubmissionStatus = "queued" | "processing" | "completed" | "failed";
 
 export interface PartnerRecord {
+  /** The partner's id, as GET /v1/me reports it. */
   partnerId: string;
+  /** The partner's display name. */
   partnerName: string;
   /** Full scope strings (`partner-api/orders:read`); the ceiling of every token's scopes. */
   capabilities: string[];
+  /** The sites this partner may see; none means every credential of it is refused. */
   grantedSiteIds: number[];
+  /** A disabled partner's credentials are all refused with 401 `invalid_token`. */
   disabled: boolean;
 }
 

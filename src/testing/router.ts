@@ -1,22 +1,35 @@
 import type { PartnerRecord } from "./model";
 import type { SandboxState } from "./state";
 
-/** Who is calling, once authentication has passed (API document, "Authentication"). */
+/**
+ * Who is calling, once authentication has passed (API document, "Authentication").
+ *
+ * @inlineType PartnerRecord
+ */
 export interface Principal {
+  /** The caller's partner record, as staff configured it. */
   partner: PartnerRecord;
+  /** How the caller authenticated: a bearer token, or a client certificate. */
   authMethod: "COGNITO_M2M" | "MTLS";
   /** Effective scopes, used for authorization (for mTLS: the partner's capabilities). */
   scopes: string[];
 }
 
+/** What a route's `handle` receives for one request. */
 export interface RouteContext {
+  /** The request as received (its body not yet read). */
   request: Request;
+  /** The request URL, parsed. */
   url: URL;
+  /** The query string, parsed. */
   query: URLSearchParams;
+  /** The path template's `{name}` segments, decoded, e.g. `{ orderNumber: "100001" }`. */
   params: Record<string, string>;
   /** Undefined only on routes declared `auth: "none"`. */
   principal: Principal | undefined;
+  /** This request's id: put it in a problem document's `requestId`. */
   requestId: string;
+  /** The sandbox's internal records: readable by custom routes, but not a stable contract. */
   state: SandboxState;
   /**
    * Runs another REST route as the same caller, without counting or faults. This is the seam for
@@ -26,7 +39,20 @@ export interface RouteContext {
   callRest(method: string, pathAndQuery: string, body?: unknown): Promise<Response>;
 }
 
+/**
+ * A route of the sandbox, added with `sandbox.route()`: authentication, scope checks, request
+ * counting and fault injection run before `handle`, as for the built-in routes.
+ *
+ * @example
+ * sandbox.route({
+ *   method: "GET",
+ *   path: "/v1/ping",
+ *   auth: "none",
+ *   handle: () => new Response(null, { status: 204 }),
+ * });
+ */
 export interface RouteDefinition {
+  /** The HTTP method, upper case, e.g. `"POST"`. */
   method: string;
   /** Template with `{name}` segments, e.g. `/v1/orders/{orderNumber}`. */
   path: string;
@@ -34,6 +60,7 @@ export interface RouteDefinition {
   auth?: "none" | "credential";
   /** A scope the effective set must hold, else 403 insufficient_scope. */
   scope?: string;
+  /** Answers the request; a thrown error becomes a 500 `internal_error` problem document. */
   handle(ctx: RouteContext): Response | Promise<Response>;
 }
 

@@ -12,7 +12,9 @@ import { formatMoney, fromCents, percentOf } from "./money";
 
 /** The default partner's fixed credentials (documented in the README, printed by the CLI). */
 export const DEFAULT_CREDENTIALS = {
+  /** The default partner's client id. */
   clientId: "sandbox-client",
+  /** Its client secret: a fixed sandbox value, never a real one. */
   clientSecret: "sandbox-secret",
 } as const;
 
@@ -27,9 +29,22 @@ export const OTHER_CREDENTIALS = {
  * The values are the same for every seed; the seed varies the rest of the data.
  */
 export const FIXTURES = {
+  /** The default partner, the one `sandbox.credentials` belongs to. */
   partnerId: "ptn_sandbox",
+  /** The second partner, the one `sandbox.otherCredentials` belongs to. */
   otherPartnerId: "ptn_other",
-  sites: { main: 101, notProvisioned: 102, notLive: 103, otherPartner: 201 },
+  /** Site ids. */
+  sites: {
+    /** Granted, live, with an ordering user: where orders go. */
+    main: 101,
+    /** Granted, but no ordering user: POST /v1/orders answers 409 `ordering_not_provisioned`. */
+    notProvisioned: 102,
+    /** Granted but not live: still listed by GET /v1/sites. */
+    notLive: 103,
+    /** The other partner's site, outside the default grant. */
+    otherPartner: 201,
+  },
+  /** Order numbers. */
   orders: {
     /** Shipments covering every branch of the tracking precedence rule. */
     tracking: 100_001,
@@ -46,19 +61,38 @@ export const FIXTURES = {
     /** On site 201, outside the default partner's grant. */
     otherPartner: 100_004 + 3,
   },
+  /** Product ids. */
   products: {
+    /** STOCK with tracked inventory, two variants (`variants.plenty`, `variants.scarce`). */
     stockTracked: "SLO_1001",
+    /** STOCK with untracked inventory: `availableInventory` is null, not 0. */
     stockUntracked: "SLO_1002",
+    /** STOCK, tracked, none on hand: still listed. */
     stockOutOfStock: "SLO_1003",
+    /** Print on demand, shared to the site (`SLS_`): no variant id, quoted per order. */
     pod: "SLS_2001",
+    /** Print on demand with a minimum quantity of 50. */
     podWithMinimum: "SLO_2002",
+    /** In the catalog, but its quote answers 404 `quote_product_not_found`. */
     unpriceable: "SLO_2003",
+    /** Exists but is not listed: an order for it is rejected. */
     unlisted: "SLO_1500",
+    /** On the site with no ordering user (`sites.notProvisioned`). */
     notProvisionedSite: "SLO_4001",
+    /** On the other partner's site, outside the default grant. */
     otherPartner: "SLO_9001",
   },
-  /** Variant ids of `SLO_1001`: plenty of stock, and only 3 on hand. */
-  variants: { plenty: 11, scarce: 12, untracked: 21, outOfStock: 31 },
+  /** Variant ids. */
+  variants: {
+    /** Of `SLO_1001`: 500 on hand. */
+    plenty: 11,
+    /** Of `SLO_1001`: only 3 on hand. */
+    scarce: 12,
+    /** Of `SLO_1002`: inventory not tracked. */
+    untracked: 21,
+    /** Of `SLO_1003`: tracked, 0 on hand. */
+    outOfStock: 31,
+  },
   /** Orders on site 101 (more than five default pages of 50). */
   mainSiteOrderCount: 272,
 } as const;
