@@ -11,6 +11,7 @@ export type ClockMode = "real" | "manual";
  * sleeps (backoff, `Retry-After`, polls) follow the sandbox's time too.
  */
 export interface SandboxClock extends Clock {
+  /** `"real"` follows the wall clock; `"manual"` moves only by `advance()`. */
   readonly mode: ClockMode;
   /** Moves time forward by `ms`, running every sandbox timer that falls due, in order. */
   advance(ms: number): void;

@@ -6,11 +6,15 @@ import type { SandboxState } from "./state";
 
 /** One request as the sandbox saw it (no Authorization header, no token-endpoint body: no secrets). */
 export interface RequestLogEntry {
+  /** The HTTP method. */
   method: string;
+  /** The URL path, e.g. `/v1/orders/100001`. */
   path: string;
+  /** The query string with its `?`, or `""`. */
   search: string;
   /** The route template matched, e.g. `/v1/orders/{orderNumber}`. */
   template: string | undefined;
+  /** The id the sandbox gave the request, as in a problem document's `requestId`. */
   requestId: string;
   /** The answer's status; undefined when the connection was dropped. */
   status: number | undefined;

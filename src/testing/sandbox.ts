@@ -25,6 +25,7 @@ import {
 /** The base URL `sandbox.fetch` resolves relative paths against, and MSW handlers answer by default. */
 export const SANDBOX_BASE_URL = "https://sandbox.partner-orders.test";
 
+/** Options of {@link createSandbox}. Every one has a default; `createSandbox()` just works. */
 export interface SandboxOptions {
   /** Seed of the generated data; the same seed always gives the same data. @default 1 */
   seed?: number;
@@ -49,15 +50,22 @@ export interface SandboxOptions {
   packagesPerResponse?: number;
   /** Duplicate and out-of-order deliveries, and the acknowledgement limit. */
   webhooks?: WebhookBehaviour;
-  /** @default SANDBOX_BASE_URL */
+  /**
+   * The base URL `sandbox.fetch` resolves relative paths against, and MSW handlers answer on.
+   * @default SANDBOX_BASE_URL
+   */
   baseUrl?: string;
 }
 
+/** A client's credentials, ready to spread into `new PartnerOrders({ baseUrl, ...credentials })`. */
 export interface SandboxCredentials {
+  /** The OAuth client id. */
   clientId: string;
+  /** The OAuth client secret (a fixed sandbox value). */
   clientSecret: string;
 }
 
+/** A running sandbox, from {@link createSandbox}. */
 export interface Sandbox {
   /** Where `sandbox.fetch` sends relative paths and MSW handlers listen by default. */
   readonly baseUrl: string;
@@ -67,25 +75,34 @@ export interface Sandbox {
   readonly otherCredentials: SandboxCredentials;
   /** Named seeded data worth testing against (sites, orders, products, variants). */
   readonly fixtures: typeof FIXTURES;
+  /** The sandbox's time; in `"manual"` mode, `clock.advance(ms)` moves it. Also an SDK `Clock`. */
   readonly clock: SandboxClock;
   /** Live counters; `resetCounters()` zeroes them. */
   readonly counters: SandboxCounters;
   /** Every request seen, oldest first (never an Authorization header or a token request body). */
   readonly requests: readonly RequestLogEntry[];
+  /** Fault injection: answers or failures the real service can give, on demand. */
   readonly faults: {
     /** Shapes the next `times` (default 1) requests matching `method` and `path`. */
     inject(spec: FaultSpec): ActiveFault;
+    /** Removes every fault not yet used up. */
     clear(): void;
+    /** Faults still waiting for a matching request. */
     readonly pending: readonly ActiveFault[];
   };
+  /** Webhook endpoints and the deliveries sent to them, signed as the service signs them. */
   readonly webhooks: {
+    /** Registers an endpoint; events of the partner's granted sites are delivered to it from now on. */
     register(input: WebhookRegistrationInput): WebhookRegistration;
+    /** Removes a registration; nothing more is delivered to it. */
     unregister(id: string): void;
     /** Sends the synthetic test event; returns its eventId (`test_...`). */
     sendTestEvent(options?: { registrationId?: string; type?: string }): string;
+    /** Changes how deliveries are made (duplicates, order, timeout) from now on. */
     configure(behaviour: WebhookBehaviour): void;
     /** Resolves once every queued and in-flight delivery has finished. */
     settled(): Promise<void>;
+    /** Every delivery attempt so far, oldest first. */
     readonly deliveries: readonly WebhookDelivery[];
   };
   /** Staff-side changes (status, shipping, cancellations, clients, grants). */
@@ -100,12 +117,15 @@ export interface Sandbox {
    * Binds a client certificate (PEM, certificate only) to a partner by subject DN and serial number,
    * as staff registration does (API document, Mutual TLS). @default partnerId the default partner
    */
-  registerCertificate(input: {
-    certPem: string;
-    partnerId?: string;
-  }): Promise<{ subject: string; serialNumber: string }>;
+  registerCertificate(input: { certPem: string; partnerId?: string }): Promise<{
+    /** The certificate's subject distinguished name, as bound. */
+    subject: string;
+    /** The certificate's serial number, as bound. */
+    serialNumber: string;
+  }>;
   /** Adds or replaces a route, e.g. POST /v1/mcp. */
   route(definition: RouteDefinition): void;
+  /** Zeroes every counter of `counters`. */
   resetCounters(): void;
   /** Closes every listener and stops every timer. */
   close(): Promise<void>;

@@ -3,10 +3,17 @@ import type { TLSSocket } from "node:tls";
 import type { Transport } from "./auth";
 import type { HandleResult } from "./handler";
 
+/** Options of `sandbox.listen()`. */
 export interface ListenOptions {
-  /** @default 0 (any free port) */
+  /**
+   * The port to listen on.
+   * @default 0 (any free port)
+   */
   port?: number;
-  /** @default "127.0.0.1" */
+  /**
+   * The loopback address to listen on.
+   * @default "127.0.0.1"
+   */
   host?: string;
   /**
    * Serve HTTPS. With `requestCert: true` (the default when `tls` is given) this is the mutual-TLS
@@ -14,19 +21,28 @@ export interface ListenOptions {
    * credential, and no Authorization header is read (API document, "Mutual TLS").
    */
   tls?: {
+    /** The server's private key, PEM. */
     key: string | Buffer;
+    /** The server's certificate, PEM. */
     cert: string | Buffer;
     /** CA certificates that client certificates must chain to. */
     ca?: string | Buffer | Array<string | Buffer>;
-    /** @default true */
+    /**
+     * Require a client certificate at the handshake (the mutual-TLS host); `false` serves plain
+     * HTTPS with bearer authentication.
+     * @default true
+     */
     requestCert?: boolean;
   };
 }
 
+/** A running sandbox server, from `sandbox.listen()`. */
 export interface Listener {
-  /** Base URL, e.g. `http://127.0.0.1:41234`. */
+  /** Base URL, e.g. `http://127.0.0.1:41234`: give it to the client as `baseUrl`. */
   url: string;
+  /** The port it listens on (the one chosen when `port` was 0). */
   port: number;
+  /** Stops the server; `sandbox.close()` also closes every listener. */
   close(): Promise<void>;
 }
 

@@ -53,8 +53,11 @@ export interface SandboxEvent {
   submittedBy?: string;
 }
 
+/** When a new submission moves on, in milliseconds after its creation, on the sandbox clock. */
 export interface SandboxTimings {
+  /** From `queued` to `processing`. */
   processingAfterMs: number;
+  /** From creation to `completed` or `failed`. */
   completeAfterMs: number;
 }
 

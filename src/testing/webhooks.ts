@@ -7,7 +7,9 @@ import type { SandboxEvent, SandboxState } from "./state";
  * and a failure recorded, never retried.
  */
 
+/** A webhook endpoint to register with `sandbox.webhooks.register()`, as staff would. */
 export interface WebhookRegistrationInput {
+  /** Where deliveries are POSTed. */
   url: string;
   /** Signing secret; without one, deliveries carry no `Platform-Signature` (API document, Signing). */
   secret?: string;
@@ -17,22 +19,36 @@ export interface WebhookRegistrationInput {
   fetch?: (request: Request) => Promise<Response>;
 }
 
+/** A registered webhook endpoint (its secret is never returned). */
 export interface WebhookRegistration {
+  /** The registration's id, for `unregister()` and `sendTestEvent({ registrationId })`. */
   id: string;
+  /** Where deliveries are POSTed. */
   url: string;
+  /** The partner whose granted sites scope the deliveries. */
   partnerId: string;
+  /** Whether deliveries carry a `Platform-Signature` (a secret was given). */
   signed: boolean;
 }
 
+/** One delivery attempt, as recorded in `sandbox.webhooks.deliveries`. */
 export interface WebhookDelivery {
+  /** The registration it was sent to. */
   registrationId: string;
+  /** The URL it was POSTed to. */
   url: string;
+  /** The event's id, also sent as `Platform-Event-Id`; `test_...` for the synthetic test event. */
   eventId: string;
+  /** The event type, e.g. `shipment.shipped`. */
   type: string;
   /** The exact bytes sent, as text. */
   body: string;
   /** Headers sent (the signature included; the secret never is). */
   headers: Record<string, string>;
+  /**
+   * `delivered` on a 2xx; `failed` on anything else, a refused connection or no answer within
+   * `timeoutMs`. Never retried, as the service never retries (API document, Events rule 2).
+   */
   state: "pending" | "delivered" | "failed";
   /** HTTP status of the answer, when there was one. */
   status?: number;
@@ -42,6 +58,7 @@ export interface WebhookDelivery {
   duplicate: boolean;
 }
 
+/** How the sandbox delivers webhooks: the service's delivery rules that tests need to meet. */
 export interface WebhookBehaviour {
   /** Send every delivery twice with the same eventId (rule 4: duplicates are possible). @default false */
   duplicate?: boolean;
