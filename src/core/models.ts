@@ -12,12 +12,21 @@ type With<T, Changes> = Omit<T, keyof Changes> & Changes;
 /**
  * Order totals: each a `Decimal`, or `null` when not computed. Null is not zero.
  *
+ * @property item Sum of the items.
+ * @property shipping Shipping.
+ * @property tax Tax.
+ * @property order The order total.
  * @interface
  */
 export type OrderTotals = { [K in keyof Schemas["OrderTotals"]]: Decimal | null };
 /**
  * An order (GET /v1/orders, GET /v1/orders/{orderNumber}). Unknown fields pass through.
  *
+ * @property orderNumber The platform's order number.
+ * @property siteId The granted site the order belongs to.
+ * @property purchaseOrder The purchase order reference.
+ * @property projectName The project name.
+ * @property closed Whether the order is closed.
  * @interface
  */
 export type Order = With<
@@ -31,6 +40,9 @@ export type Order = With<
  * A line of an order (GET /v1/orders/{orderNumber}/items), identified by `orderNumber` plus
  * `itemNumber`. Cancelled lines stay in the list with `cancelled: true`.
  *
+ * @property orderNumber The order this line belongs to.
+ * @property siteId The order's site.
+ * @property productName The product's name.
  * @interface
  */
 export type OrderItem = With<
@@ -46,6 +58,8 @@ export type OrderItem = With<
  * A shipment of an order (GET /v1/orders/{orderNumber}/shipments). Read `trackingNumbers` for
  * tracking: the service has already applied its precedence rules, so never re-derive it.
  *
+ * @property orderNumber The order this shipment belongs to.
+ * @property siteId The order's site.
  * @interface
  */
 export type Shipment = Schemas["Shipment"];
@@ -59,6 +73,11 @@ export type Package = Schemas["Package"];
  * One orderable catalog entry, one per variant (GET /v1/products). No price is published on
  * products: ask for a {@link Quote}.
  *
+ * @property productId `SLO_` (site-owned) or `SLS_` (shared to the site) plus 1 to 18 digits; treat as opaque.
+ * @property name The product's name.
+ * @property description The product's description, or `null`.
+ * @property serviceType `STOCK` (warehoused inventory) or `POD` (print on demand, quoted per order).
+ * @property shippable Whether the product ships.
  * @interface
  */
 export type Product = With<
@@ -71,6 +90,12 @@ export type Product = With<
 /**
  * One variant of a {@link ProductDetail}: the same fields and meanings as on {@link Product}.
  *
+ * @property variantId The variant id, `null` for print on demand; send it back exactly as received.
+ * @property sku The variant's SKU; `null` for print on demand.
+ * @property availableInventory Stock on hand; `null` when `inventoryTracked` is false (unknown, not zero).
+ * @property inventoryTracked Whether `availableInventory` means anything.
+ * @property minQuantity Smallest quantity that can be ordered; `null` means no minimum.
+ * @property maxQuantity Largest quantity that can be ordered; `null` means no maximum.
  * @interface
  */
 export type ProductVariant = With<
@@ -83,6 +108,12 @@ export type ProductVariant = With<
 /**
  * A product with all its variants (GET /v1/products/{productId}).
  *
+ * @property productId `SLO_` or `SLS_` plus 1 to 18 digits; treat as opaque.
+ * @property siteId The granted site that owns the product.
+ * @property name The product's name.
+ * @property description The product's description, or `null`.
+ * @property serviceType `STOCK` or `POD`.
+ * @property shippable Whether the product ships.
  * @interface
  */
 export type ProductDetail = With<
@@ -95,6 +126,8 @@ export type ProductDetail = With<
 /**
  * A price quote for a product at a quantity (POST /v1/products/{productId}/quote).
  *
+ * @property productId The product quoted.
+ * @property quantity The quantity quoted.
  * @interface
  */
 export type Quote = With<
@@ -107,12 +140,17 @@ export type Quote = With<
 /**
  * A granted site (GET /v1/sites). A site that is not `live` is still listed.
  *
+ * @property siteId The site's id.
+ * @property name The site's name.
  * @interface
  */
 export type Site = Schemas["Site"];
 /**
  * The credential's own description (GET /v1/me): partner, granted sites, auth method, scopes.
  *
+ * @property partnerId The partner this credential belongs to; compare it when rotating credentials.
+ * @property partnerName The partner's name.
+ * @property authMethod `COGNITO_M2M` (bearer token), `MTLS` (client certificate) or `COGNITO_USER` (interactive sign-in).
  * @interface
  */
 export type Principal = Schemas["Principal"];
@@ -134,6 +172,7 @@ export type SubmittedOrderLine = With<
 /**
  * The order a `completed` submission created.
  *
+ * @property projectId The platform's project id.
  * @interface
  */
 export type SubmittedOrder = With<
@@ -162,6 +201,7 @@ export type SubmissionError = Schemas["SubmissionError"];
  * An order submission in any state (POST /v1/orders, GET /v1/orders/submissions/...): `order` when
  * `completed`, `errors` when `failed`.
  *
+ * @property status `queued`, `processing`, `completed` or `failed`; read it, whatever the HTTP status was.
  * @interface
  */
 export type Submission = With<
@@ -183,18 +223,41 @@ export type OrderRequest = Schemas["OrderRequest"];
 /**
  * One line of an {@link OrderRequest}. There is no price field: prices come from the catalog.
  *
+ * @property quantity Positive whole number.
+ * @property sku Up to 100 characters.
+ * @property jobName Customer-facing job name, up to 200 characters.
+ * @property artworkUrl Artwork location, up to 2000 characters.
+ * @property templateVariables Up to 50 entries; keys up to 100 characters (not `__proto__`, `constructor` or `prototype`), values up to 2000.
+ * @property shipTo This line's address, only when every line has one and the order has none; never with `email`.
  * @interface
  */
 export type OrderLineRequest = Schemas["OrderLineRequest"];
 /**
  * The order-level ship-to address; its `email` becomes the order's ship-notification address.
  *
+ * @property name Recipient name, up to 200 characters.
+ * @property company Company, up to 200 characters.
+ * @property address1 First address line, up to 200 characters.
+ * @property address2 Second address line, up to 200 characters.
+ * @property city City, up to 200 characters.
+ * @property state State or region, up to 100 characters.
+ * @property postalCode Postal code, up to 20 characters.
+ * @property phone Phone number, up to 40 characters.
+ * @property email Up to 254 characters; becomes the order's ship-notification address.
  * @interface
  */
 export type ShipTo = Schemas["ShipTo"];
 /**
  * A line-level ship-to address: a {@link ShipTo} without `email`.
  *
+ * @property name Recipient name, up to 200 characters.
+ * @property company Company, up to 200 characters.
+ * @property address1 First address line, up to 200 characters.
+ * @property address2 Second address line, up to 200 characters.
+ * @property city City, up to 200 characters.
+ * @property state State or region, up to 100 characters.
+ * @property postalCode Postal code, up to 20 characters.
+ * @property phone Phone number, up to 40 characters.
  * @interface
  */
 export type LineShipTo = Schemas["LineShipTo"];
