@@ -149,7 +149,7 @@ export class PartnerOrders {
   ping(options?: CallOptions): APIPromise<void> {
     return mapResult(
       this.#transport.request<unknown>(
-        { operationId: "ping", method: "GET", path: "/v1/ping", auth: false },
+        { operationId: "ping", method: "GET", path: "/v1/ping", auth: false, decode: false },
         options,
       ),
       () => undefined,

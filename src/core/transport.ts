@@ -33,6 +33,11 @@ export interface Operation {
   /** False for the calls that need no application credential (GET /v1/ping). @default true */
   auth?: boolean;
   /**
+   * False when the success body is not read as data: GET /v1/ping, whose response shape the API
+   * document does not show, succeeds on any 2xx whatever its body. @default true
+   */
+  decode?: boolean;
+  /**
    * Broken rules found in the call's arguments. When there is any, the call is rejected with a
    * {@link RequestValidationError} and nothing is sent (rejected, not thrown, so
    * `Promise.allSettled` and `.catch()` see it like any other failure).
@@ -183,7 +188,7 @@ export class Transport {
       });
     }
     if (response.ok) {
-      const text = typeof result.data === "string" ? result.data : "";
+      const text = typeof result.data === "string" && operation.decode !== false ? result.data : "";
       const data = (text === "" ? undefined : decodeBody(operation.operationId, text)) as T;
       return { data, response };
     }
