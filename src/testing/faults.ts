@@ -14,6 +14,13 @@ export interface FaultSpec {
   times?: number;
   /** Answer with this status and a problem document. */
   status?: number;
+  /**
+   * With `status`: handle the request first and answer the status only afterwards, so the work is
+   * committed (POST /v1/orders creates its submission) yet the client sees a 5xx, as when the service
+   * commits and then answers 503. A retry with the identical body must find the original submission
+   * (API document, POST /v1/orders 6). @default false: the status replaces the work
+   */
+  after?: boolean;
   /** Problem `code` to send with `status` (any string, unknown codes included). @default the catalog's code for the status */
   code?: string;
   /** Problem `detail`. @default a fixed sentence */

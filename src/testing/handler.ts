@@ -1,5 +1,5 @@
 import { authenticate, type Transport } from "./auth";
-import type { FaultList } from "./faults";
+import type { FaultList, FaultSpec } from "./faults";
 import { AUTH_FAILURE_DETAIL, defaultCodeFor, ProblemError, problem } from "./problem";
 import type { Principal, RouteContext, RouteTable } from "./router";
 import type { SandboxState } from "./state";
@@ -139,19 +139,9 @@ export function createPipeline(
         entry.status = 403;
         return { response: new Response(null, { status: 403 }) };
       }
-      if (fault.status) {
-        const headers: Record<string, string> = {};
-        if (fault.retryAfter !== undefined) headers["retry-after"] = String(fault.retryAfter);
-        const code = fault.code ?? defaultCodeFor(fault.status);
-        const response = problem(
-          fault.status,
-          code,
-          fault.detail ?? "Injected fault.",
-          requestId,
-          headers,
-        );
+      if (fault.status && !fault.after) {
         entry.status = fault.status;
-        return { response };
+        return { response: faultProblem(fault, fault.status, requestId) };
       }
     }
     const response = await dispatch(request, transport, requestId);
@@ -160,11 +150,25 @@ export function createPipeline(
       await response.body?.cancel().catch(() => {});
       return { drop: true };
     }
+    if (fault?.status && fault.after) {
+      // The work is committed; the client sees only the injected error.
+      await response.body?.cancel().catch(() => {});
+      entry.status = fault.status;
+      return { response: faultProblem(fault, fault.status, requestId) };
+    }
     entry.status = response.status;
     return { response };
   }
 
   return { handle };
+}
+
+/** The problem document of an injected `status` fault. */
+function faultProblem(fault: FaultSpec, status: number, requestId: string): Response {
+  const headers: Record<string, string> = {};
+  if (fault.retryAfter !== undefined) headers["retry-after"] = String(fault.retryAfter);
+  const code = fault.code ?? defaultCodeFor(status);
+  return problem(status, code, fault.detail ?? "Injected fault.", requestId, headers);
 }
 
 function notFound(requestId: string): Response {

@@ -76,6 +76,26 @@ describe("faults.inject", () => {
     expect(posts.map((p) => p.body)).toEqual([body, body]);
   });
 
+  it("answers a status after the work: a 503 follows a committed POST, and the identical retry finds it", async () => {
+    const before = sandbox.counters.submissionsCreated;
+    sandbox.faults.inject({ method: "POST", path: "/v1/orders", status: 503, after: true });
+    const body = JSON.stringify(validOrder());
+    const post = () => sandbox.fetch("/v1/orders", { method: "POST", headers: auth(), body });
+    const failed = await post();
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get("content-type")).toBe("application/problem+json");
+    expect(((await failed.json()) as { code: string }).code).toBe("service_unavailable");
+    expect(sandbox.counters.submissionsCreated).toBe(before + 1);
+    // POST /v1/orders 6: the identical body under the same partnerOrderId is 200 with the original.
+    const retried = await post();
+    expect(retried.status).toBe(200);
+    const newest = (await client.get("/v1/orders/submissions?limit=1")).json.submissions[0];
+    expect(((await retried.json()) as { submissionId: string }).submissionId).toBe(
+      newest.submissionId,
+    );
+    expect(sandbox.counters.submissionsCreated).toBe(before + 1);
+  });
+
   it("delays in real time, so a client timeout fires", async () => {
     sandbox.faults.inject({ path: "/v1/me", delayMs: 200 });
     const started = Date.now();
