@@ -138,13 +138,19 @@ function malformed(why: string): WebhookVerificationError {
  */
 function readSignatureHeader(headers: WebhookHeaders): string | undefined {
   const name = "platform-signature";
-  if (typeof headers?.get === "function") {
-    return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  // A value that is not text (a number or a Symbol in a Map or a hand-built object) is a
+  // malformed_header like any other bad value, never a TypeError from deeper down.
+  try {
+    const value =
+      typeof headers?.get === "function"
+        ? (headers as { get(name: string): unknown }).get(name)
+        : Object.entries(headers ?? {}).flatMap(([key, value]) =>
+            key.toLowerCase() === name && value != null ? value : [],
+          );
+    return value == null || (Array.isArray(value) && !value.length) ? undefined : `${value}`;
+  } catch {
+    throw malformed("it is not text");
   }
-  const values = Object.entries(headers ?? {}).flatMap(([key, value]) =>
-    key.toLowerCase() === name && value !== undefined ? value : [],
-  );
-  return values.length ? values.join(", ") : undefined;
 }
 
 /** Secrets as a non-empty list. A programming error is a TypeError that never echoes the secret. */

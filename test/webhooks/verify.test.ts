@@ -156,6 +156,38 @@ describe("verifyWebhook", () => {
     );
   });
 
+  it("reads odd header shapes as a verification failure, never another error", async () => {
+    const { body } = await delivery();
+    const cases: [unknown, string][] = [
+      [new Map([["platform-signature", 5]]), "malformed_header"],
+      [{ get: () => Symbol("x") }, "malformed_header"],
+      [
+        {
+          get: () => {
+            throw new Error("broken");
+          },
+        },
+        "malformed_header",
+      ],
+      [{ "platform-signature": Symbol("x") }, "malformed_header"],
+      [{ "platform-signature": [Symbol("x")] }, "malformed_header"],
+      [{ "platform-signature": { toString: null } }, "malformed_header"],
+      [{ "platform-signature": 17 }, "malformed_header"],
+      [{ "platform-signature": null }, "missing_header"],
+      [null, "missing_header"],
+      ["text", "missing_header"],
+    ];
+    for (const [headers, expected] of cases) {
+      const call = verifyWebhook({
+        body,
+        headers: headers as Record<string, string>,
+        secret: SECRET,
+        now: NOW,
+      });
+      expect(await reason(call)).toBe(expected);
+    }
+  });
+
   it("refuses a parsed body, telling to pass the raw body", async () => {
     const { headers } = await delivery();
     const error = await verifyWebhook({
