@@ -57,6 +57,8 @@ export interface Violation {
 
 /** Marks real instances so type guards work across two copies of the package (ky's habit). */
 const brand = Symbol.for("partner-orders.error");
+/** Marks real {@link APIError}s the same way: other errors of the family are not answers. */
+const apiErrorBrand = Symbol.for("partner-orders.api-error");
 
 /**
  * Base of every error the SDK throws: `catch (e) { if (e instanceof PartnerOrdersError) ... }`, or
@@ -131,6 +133,7 @@ export class APIError extends PartnerOrdersError {
     this.path = init.path;
   }
 }
+Object.defineProperty(APIError.prototype, apiErrorBrand, { value: true });
 
 function describe({ method, path, status, problem }: APIErrorInit): string {
   let text = `${method} ${path} failed with ${status}`;
@@ -369,8 +372,11 @@ export function isProblem<C extends ProblemCode>(
   problem: Problem;
 } {
   if (!(err instanceof Error)) return false;
-  const branded = err instanceof APIError || (err as { [brand]?: unknown })[brand] === true;
-  return branded && "status" in err && (err as APIError).code === code;
+  // Only an APIError, of this copy or another: another error of the family (a RequestValidationError,
+  // an APIConnectionError) given a `status` and a `code` is still not an answer of the service.
+  const isApiError =
+    err instanceof APIError || (err as { [apiErrorBrand]?: unknown })[apiErrorBrand] === true;
+  return isApiError && (err as APIError).code === code;
 }
 
 /** True for any error this package threw, from any copy of it. */

@@ -141,3 +141,19 @@ describe("isProblem", () => {
     }
   });
 });
+
+describe("isProblem on other errors of the family", () => {
+  it("is false for a PartnerOrdersError that is not an APIError, even given a status and code", () => {
+    const notAnAnswer = Object.assign(new PartnerOrdersError("x"), {
+      status: 404,
+      code: "order_not_found",
+    });
+    expect(isProblem(notAnAnswer, "order_not_found")).toBe(false);
+  });
+
+  it("is true for an APIError of another copy of the package (marked by a global symbol)", () => {
+    const fromOtherCopy = Object.assign(new Error("x"), { status: 404, code: "order_not_found" });
+    Object.defineProperty(fromOtherCopy, Symbol.for("partner-orders.api-error"), { value: true });
+    expect(isProblem(fromOtherCopy, "order_not_found")).toBe(true);
+  });
+});
