@@ -3,7 +3,7 @@
 // the exports map with both `require` and `import` and checks a few names on each. Catches what a
 // test run inside the repository hides: a file missing from "files", a broken exports map, a
 // CommonJS build that cannot load an ESM-only dependency, an optional peer loaded too early.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,7 +84,41 @@ try {
       );
     }
   }
+  // The bin a partner runs: `npx partner-orders sandbox` prints a base URL that answers /v1/ping.
+  try {
+    await checkSandboxCommand(join(dir, "node_modules", ".bin", "partner-orders"));
+    console.log("smoke: npx partner-orders sandbox ok");
+  } catch (error) {
+    failures++;
+    console.error(`smoke: npx partner-orders sandbox FAILED\n${error.message}`);
+  }
   if (failures) process.exit(1);
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Starts the sandbox command, reads the URL it prints, pings it, and stops it. */
+function checkSandboxCommand(bin) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, ["sandbox", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+    const timer = setTimeout(() => finish(new Error("no base URL printed within 20 s")), 20_000);
+    let output = "";
+    const finish = (error) => {
+      clearTimeout(timer);
+      child.kill();
+      if (error) reject(error);
+      else resolve();
+    };
+    child.on("error", finish);
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+      const url = /PARTNER_ORDERS_BASE_URL=(\S+)/.exec(output)?.[1];
+      if (!url) return;
+      child.stdout.removeAllListeners("data");
+      fetch(`${url}/v1/ping`).then(
+        (res) => finish(res.ok ? undefined : new Error(`GET /v1/ping answered ${res.status}`)),
+        finish,
+      );
+    });
+  });
 }
