@@ -23,9 +23,16 @@ export interface FaultSpec {
   after?: boolean;
   /** Problem `code` to send with `status` (any string, unknown codes included). @default the catalog's code for the status */
   code?: string;
-  /** Problem `detail`. @default a fixed sentence */
+  /**
+   * Problem `detail`. @default the gateway's fixed generic sentence on a 401 and the fixed generic
+   * sentence of `internal_error` on a 500, as the service sends them (API document, Authentication
+   * failure and code catalog); "Injected fault." otherwise
+   */
   detail?: string;
-  /** `Retry-After` header value: seconds, or an HTTP date string. */
+  /**
+   * `Retry-After` header value: seconds, or an HTTP date string. @default 1 on a 429, which always
+   * carries one (API document, code catalog: rate_limit_exceeded); none otherwise
+   */
   retryAfter?: number | string;
   /** The edge firewall's 403: no body, no problem document, no requestId (API document, Errors rule 2). */
   firewall?: true;

@@ -1,6 +1,13 @@
 import { authenticate, type Transport } from "./auth";
 import type { FaultList, FaultSpec } from "./faults";
-import { AUTH_FAILURE_DETAIL, defaultCodeFor, ProblemError, problem } from "./problem";
+import {
+  AUTH_FAILURE_DETAIL,
+  defaultCodeFor,
+  defaultDetailFor,
+  INTERNAL_ERROR_DETAIL,
+  ProblemError,
+  problem,
+} from "./problem";
 import type { Principal, RouteContext, RouteTable } from "./router";
 import type { SandboxState } from "./state";
 
@@ -106,7 +113,7 @@ export function createPipeline(
       if (error instanceof ProblemError)
         return problem(error.status, error.code, error.detail, requestId, error.headers);
       // A fixed generic sentence, as the service's internal_error (API document, code catalog).
-      return problem(500, "internal_error", "An unexpected error occurred.", requestId);
+      return problem(500, "internal_error", INTERNAL_ERROR_DETAIL, requestId);
     }
   }
 
@@ -166,9 +173,12 @@ export function createPipeline(
 /** The problem document of an injected `status` fault. */
 function faultProblem(fault: FaultSpec, status: number, requestId: string): Response {
   const headers: Record<string, string> = {};
-  if (fault.retryAfter !== undefined) headers["retry-after"] = String(fault.retryAfter);
+  // A 429 always carries Retry-After (API document, code catalog: rate_limit_exceeded).
+  const retryAfter = fault.retryAfter ?? (status === 429 ? 1 : undefined);
+  if (retryAfter !== undefined) headers["retry-after"] = String(retryAfter);
+  if (status === 401) headers["www-authenticate"] = "Bearer";
   const code = fault.code ?? defaultCodeFor(status);
-  return problem(status, code, fault.detail ?? "Injected fault.", requestId, headers);
+  return problem(status, code, fault.detail ?? defaultDetailFor(status), requestId, headers);
 }
 
 function notFound(requestId: string): Response {

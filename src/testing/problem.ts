@@ -20,6 +20,9 @@ const TITLES: Record<number, string> = {
 /** The gateway's fixed sentence for every authentication failure: it never says which check failed. */
 export const AUTH_FAILURE_DETAIL = "The request could not be authenticated.";
 
+/** The fixed generic sentence of every 500 internal_error (API document, code catalog). */
+export const INTERNAL_ERROR_DETAIL = "An unexpected error occurred.";
+
 /** Details the service uses when a fault is injected with only a status. */
 const DEFAULT_CODES: Record<number, string> = {
   400: "invalid_request",
@@ -34,6 +37,13 @@ const DEFAULT_CODES: Record<number, string> = {
 };
 
 export const defaultCodeFor = (status: number): string => DEFAULT_CODES[status] ?? "internal_error";
+
+/** Problem `detail` of an injected fault given only a status: the service's fixed sentences. */
+export function defaultDetailFor(status: number): string {
+  if (status === 401) return AUTH_FAILURE_DETAIL;
+  if (status === 500) return INTERNAL_ERROR_DETAIL;
+  return "Injected fault.";
+}
 
 export function problem(
   status: number,

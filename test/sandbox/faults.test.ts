@@ -50,6 +50,26 @@ describe("faults.inject", () => {
     expect([limited.status, limited.json.code]).toEqual([429, "rate_limit_exceeded"]);
   });
 
+  it("answers a bare status as the service would: Retry-After on a 429, the fixed sentences on 401 and 500", async () => {
+    sandbox.faults.inject({ path: "/v1/me", status: 429 });
+    const limited = await client.get("/v1/me");
+    expect([limited.status, limited.headers.get("retry-after")]).toEqual([429, "1"]);
+    // Authentication failure: one generic, fixed detail whatever the cause.
+    const unauthenticated = await sandbox.fetch("/v1/me");
+    sandbox.faults.inject({ path: "/v1/me", status: 401 });
+    const injected = await client.get("/v1/me");
+    expect(injected.json.detail).toBe(
+      ((await unauthenticated.json()) as { detail: string }).detail,
+    );
+    expect(injected.json.code).toBe("invalid_token");
+    sandbox.faults.inject({ path: "/v1/me", status: 500 });
+    const internal = await client.get("/v1/me");
+    expect([internal.json.code, internal.json.detail]).toEqual([
+      "internal_error",
+      "An unexpected error occurred.",
+    ]);
+  });
+
   it("drops the connection before the work: fetch rejects and nothing was created", async () => {
     const before = sandbox.counters.submissionsCreated;
     sandbox.faults.inject({ method: "POST", path: "/v1/orders", drop: "before" });
