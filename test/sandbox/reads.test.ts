@@ -115,6 +115,25 @@ describe("GET /v1/orders", () => {
     expect(elsewhere.json.code).toBe("invalid_cursor");
   });
 
+  it("rejects a cursor the service did not issue: never construct or edit one", async () => {
+    const page = await client.get("/v1/orders?limit=1");
+    const issued = page.json.nextCursor as string;
+    expect((await client.get(`/v1/orders?cursor=${issued}`)).status).toBe(200);
+    const [payload = "", check = ""] = issued.split(".");
+    const key = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+    const built = [
+      // The same shape, built by hand: with and without the issued check value.
+      Buffer.from(JSON.stringify({ e: "orders" })).toString("base64url"),
+      `${Buffer.from(JSON.stringify({ ...key, n: 1 })).toString("base64url")}.${check}`,
+      Buffer.from(JSON.stringify(key)).toString("base64url"),
+      `${payload}.${check.replace(/.$/, (c) => (c === "0" ? "1" : "0"))}`,
+    ];
+    for (const cursor of built) {
+      const { status, json } = await client.get(`/v1/orders?cursor=${cursor}`);
+      expect([status, json.code]).toEqual([400, "invalid_cursor"]);
+    }
+  });
+
   it("validates the order number path segment", async () => {
     for (const n of ["0", "-5", "abc", "1.5", "99999999999999999999"]) {
       expect((await client.get(`/v1/orders/${n}`)).json.code).toBe("invalid_order_number");
