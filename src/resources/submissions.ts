@@ -39,21 +39,21 @@ export class Submissions {
   /** Every submission this partner created, newest first. */
   list(params: SubmissionListParams = {}, options?: CallOptions): Paginated<Submission> {
     const { status, cursor } = params;
-    assertValid(
-      [
-        ...optional(status, checkSubmissionStatus, "status"),
-        ...optional(params.limit, checkLimit, "limit"),
-        ...optional(cursor, checkCursor, "cursor"),
-      ],
-      "submission list parameters",
-    );
     const limit =
-      params.limit === undefined ? undefined : Math.min(params.limit, maxSubmissionLimit);
+      typeof params.limit === "number" ? Math.min(params.limit, maxSubmissionLimit) : params.limit;
     const operation = {
       operationId: "listSubmissions",
       method: "GET" as const,
       path: "/v1/orders/submissions",
       query: { status, limit },
+      // Rejected when the list is first used, like every other call's bad arguments: the call itself
+      // returns normally, so `.catch()` and `Promise.allSettled` see the RequestValidationError.
+      violations: [
+        ...optional(status, checkSubmissionStatus, "status"),
+        ...optional(params.limit, checkLimit, "limit"),
+        ...optional(cursor, checkCursor, "cursor"),
+      ],
+      what: "submission list parameters",
     };
     return paginate<Submission>(this.transport, operation, "submissions", cursor, options);
   }

@@ -36,4 +36,23 @@ describe("invalid arguments", () => {
     );
     expect(server.requests).toHaveLength(0);
   });
+
+  it("a submissions list with a bad status or limit returns normally and rejects when used", async () => {
+    const { client, server } = harness();
+    for (const params of [{ status: "done" as never }, { limit: 0 }, { cursor: "" }]) {
+      let list: ReturnType<typeof client.submissions.list> | undefined;
+      expect(() => {
+        list = client.submissions.list(params);
+      }).not.toThrow();
+      const error = await list?.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      expect(error).toBeInstanceOf(RequestValidationError);
+    }
+    await expect(
+      client.submissions.list({ limit: -1 })[Symbol.asyncIterator]().next(),
+    ).rejects.toBeInstanceOf(RequestValidationError);
+    expect(server.requests).toHaveLength(0);
+  });
 });
