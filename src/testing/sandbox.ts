@@ -1,6 +1,7 @@
 import type { HttpHandler } from "msw";
 import { createAdmin, type SandboxAdmin } from "./admin";
 import { tokenEndpoint } from "./auth";
+import { checkRegistration } from "./certificates";
 import { type ClockMode, createSandboxClock, type SandboxClock } from "./clock";
 import { type ActiveFault, FaultList, type FaultSpec } from "./faults";
 import { createPipeline, type RequestLogEntry } from "./handler";
@@ -115,7 +116,11 @@ export interface Sandbox {
   listen(options?: ListenOptions): Promise<Listener>;
   /**
    * Binds a client certificate (PEM, certificate only) to a partner by subject DN and serial number,
-   * as staff registration does (API document, Mutual TLS). @default partnerId the default partner
+   * as staff registration does (API document, Mutual TLS). `certPem` is the client certificate,
+   * optionally followed by its issuers in turn. Refused, as by staff: a private key, a chain longer
+   * than 4 (the root counted even when not sent), a signature weaker than SHA-256, a key weaker than
+   * RSA-2048 or other than ECDSA P-256/P-384, an expired certificate (on the sandbox clock).
+   * @default partnerId the default partner
    */
   registerCertificate(input: { certPem: string; partnerId?: string }): Promise<{
     /** The certificate's subject distinguished name, as bound. */
@@ -228,19 +233,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
     async registerCertificate({ certPem, partnerId = FIXTURES.partnerId }) {
       if (!state.partners.has(partnerId)) throw new Error(`No partner ${partnerId} in the sandbox`);
-      if (/PRIVATE KEY/.test(certPem))
-        throw new Error("Send only the PEM certificate; the private key never leaves the partner");
-      const { X509Certificate } = await import("node:crypto");
-      const cert = new X509Certificate(certPem);
-      if (Date.parse(cert.validTo) <= clock.now())
-        throw new Error("The certificate has already expired");
-      const key = cert.publicKey.asymmetricKeyDetails ?? {};
-      const type = cert.publicKey.asymmetricKeyType;
-      const strong =
-        (type === "rsa" && (key.modulusLength ?? 0) >= 2048) ||
-        (type === "ec" && ["prime256v1", "secp384r1"].includes(key.namedCurve ?? ""));
-      if (!strong)
-        throw new Error("The certificate key must be RSA-2048 or stronger, or ECDSA P-256/P-384");
+      const cert = await checkRegistration(certPem, clock.now());
       const binding = { partnerId, subject: cert.subject, serialNumber: cert.serialNumber };
       state.certificates.push(binding);
       return { subject: binding.subject, serialNumber: binding.serialNumber };

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSandbox, type Listener } from "partner-orders/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Pki } from "../mtls/pki";
 import { tokenFor } from "./helpers";
 
 /** A throwaway CA, a server certificate for 127.0.0.1 and client certificates, made with openssl. */
@@ -141,5 +142,31 @@ describe("mutual TLS", () => {
     await expect(late.registerCertificate({ certPem: read("registered.crt") })).rejects.toThrow(
       /expired/,
     );
+  });
+
+  it("refuses to register a signature weaker than SHA-256 or a chain longer than 4", async () => {
+    const pki = new Pki();
+    try {
+      const register = (certPem: string) => sandbox.registerCertificate({ certPem });
+      await expect(register(pki.client("sha1", "ec256", { digest: "sha1" }).cert)).rejects.toThrow(
+        /SHA-256/,
+      );
+      // Root, three intermediates and the client certificate: five, one too many.
+      pki.intermediate("i1");
+      pki.intermediate("i2", "i1");
+      pki.intermediate("i3", "i2");
+      pki.issue("deep", "ec256", "/O=Sandbox Partner/CN=deep", { issuer: "i3" });
+      const chain = (...names: string[]) => names.map((n) => pki.pem(n)).join("");
+      await expect(register(chain("deep", "i3", "i2", "i1"))).rejects.toThrow(/at most 4/);
+      await expect(register(chain("deep", "i3", "i2", "i1", "ca"))).rejects.toThrow(/at most 4/);
+      await expect(register(chain("deep", "i2", "i3"))).rejects.toThrow(/issuer/);
+      // Root, two intermediates and the client certificate: four, accepted.
+      const ok = pki.issue("ok", "ec256", "/O=Sandbox Partner/CN=ok", { issuer: "i2" });
+      const bound = await register(chain("ok", "i2", "i1", "ca"));
+      expect(bound.subject).toContain("CN=ok");
+      expect(bound).toEqual(await register(ok.cert));
+    } finally {
+      pki.dispose();
+    }
   });
 });
