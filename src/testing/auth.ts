@@ -31,7 +31,9 @@ export function authenticate(
     );
     const partner = binding && state.partners.get(binding.partnerId);
     if (!partner || partner.disabled || partner.grantedSiteIds.length === 0) return undefined;
-    // Effective scopes are the record's capabilities directly (API document, Effective scopes).
+    // Effective scopes are the record's capabilities directly (API document, Effective scopes); an
+    // empty effective scope set is an authentication failure for every method (Authentication failure).
+    if (partner.capabilities.length === 0) return undefined;
     return { partner, authMethod: "MTLS", scopes: [...partner.capabilities] };
   }
 

@@ -128,6 +128,21 @@ describe("mutual TLS", () => {
     );
   });
 
+  it("answers 401 invalid_token when the partner's capabilities, its effective scopes, are empty", async () => {
+    const partnerId = sandbox.fixtures.partnerId;
+    sandbox.admin.setCapabilities(partnerId, []);
+    try {
+      const { status, body } = await get("/v1/me", "registered");
+      expect([status, JSON.parse(body).code]).toEqual([401, "invalid_token"]);
+    } finally {
+      sandbox.admin.setCapabilities(partnerId, [
+        "partner-api/orders:read",
+        "partner-api/sites:read",
+      ]);
+    }
+    expect((await get("/v1/me", "registered")).status).toBe(200);
+  });
+
   it("refuses the handshake without a certificate or with one from another CA", async () => {
     await expect(get("/v1/ping")).rejects.toThrow();
     await expect(get("/v1/ping", "stranger")).rejects.toThrow();
