@@ -139,6 +139,11 @@ export interface Sandbox {
 /**
  * A stateful in-memory Partner Order Service following the API document, for tests and demos.
  *
+ * Idempotency of POST /v1/orders (API document, POST /v1/orders 6): "the same body" is compared as
+ * parsed JSON, so member order and whitespace do not matter, while every value does (line order, a
+ * `null` where a member was absent, `2` against `"2"`). Resending the very same bytes, as the SDK
+ * does, is the same body under any comparison.
+ *
  * @example
  * const sandbox = createSandbox({ clock: "manual", syncWaitMs: 0 });
  * const { url, close } = await sandbox.listen();

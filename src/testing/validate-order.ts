@@ -157,7 +157,11 @@ export function validateOrderBody(bytes: Uint8Array): OrderRequestInput {
   return body as unknown as OrderRequestInput;
 }
 
-/** Canonical JSON (sorted keys) so an identical body is recognised whatever its key order or spacing. */
+/**
+ * Canonical JSON (sorted keys) so an identical body is recognised whatever its key order or spacing
+ * (POST /v1/orders 6 speaks of the same body, not the same bytes); values, array order and null
+ * against absent still differ.
+ */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (isObject(value)) {

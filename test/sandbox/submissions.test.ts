@@ -172,6 +172,27 @@ describe("idempotency by partnerOrderId", () => {
     expect([status, json.code]).toEqual([409, "partner_order_id_reused"]);
   });
 
+  it("compares bodies as parsed JSON: key order and spacing do not matter, every value does", async () => {
+    const { sandbox, client } = await setup();
+    const order = validOrder("po-compare");
+    const bytes = JSON.stringify(order);
+    const first = await client.post("/v1/orders", bytes);
+    // The same bytes, then the same members in another order: the same body.
+    const resent = await client.post("/v1/orders", bytes);
+    const reordered = Object.fromEntries(Object.entries(order).reverse());
+    const shuffled = await client.post("/v1/orders", JSON.stringify(reordered, null, "\t"));
+    expect([first.status, resent.status, shuffled.status]).toEqual([201, 200, 200]);
+    expect(shuffled.json.submissionId).toBe(first.json.submissionId);
+    // Lines are a list: another line order is another body; so is a null where a key was absent.
+    const swapped = { ...order, lines: [...order.lines].reverse() };
+    const withNull = { ...order, lines: [order.lines[0], { ...order.lines[1], variantId: null }] };
+    for (const changed of [swapped, withNull]) {
+      const { status, json } = await client.post("/v1/orders", changed);
+      expect([status, json.code]).toEqual([409, "partner_order_id_reused"]);
+    }
+    expect(sandbox.counters.submissionsCreated).toBe(1);
+  });
+
   it("keys partnerOrderId per partner", async () => {
     const { sandbox, client } = await setup();
     await client.post("/v1/orders", validOrder("po-shared"));
