@@ -4,6 +4,8 @@
  * {@link errorFromResponse}, the single factory (API document, "Errors").
  */
 
+import type { Submission } from "./models";
+
 /** The code catalog of the API document ("Errors"), open to codes added within v1 (Versioning rule 2). */
 export type ProblemCode =
   | "invalid_cursor"
@@ -254,7 +256,7 @@ export class WebhookVerificationError extends PartnerOrdersError {
  * resume with `client.submissions.wait(error.submissionId)`. When no answer to the POST came at all,
  * `submissionId` is `""`: send the identical request again, which returns the original submission.
  */
-export class SubmissionTimeoutError<S = unknown> extends PartnerOrdersError {
+export class SubmissionTimeoutError<S = Submission> extends PartnerOrdersError {
   override name = "SubmissionTimeoutError";
   /**
    * The id to resume with `client.submissions.wait(submissionId)`; `""` when the deadline came

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import {
   APIError,
   BadRequestError,
@@ -11,8 +11,10 @@ import {
   PermissionDeniedError,
   RateLimitError,
   ServiceUnavailableError,
+  type SubmissionTimeoutError,
   UnprocessableEntityError,
 } from "../../src/core/errors";
+import type { Submission } from "../../src/core/models";
 import { harness, rejection } from "../support/client";
 import { problem, raw } from "../support/fake-server";
 
@@ -155,5 +157,11 @@ describe("isProblem on other errors of the family", () => {
     const fromOtherCopy = Object.assign(new Error("x"), { status: 404, code: "order_not_found" });
     Object.defineProperty(fromOtherCopy, Symbol.for("partner-orders.api-error"), { value: true });
     expect(isProblem(fromOtherCopy, "order_not_found")).toBe(true);
+  });
+});
+
+describe("SubmissionTimeoutError", () => {
+  it("types its submission as the Submission it carries (API.md, Waiting for a submission)", () => {
+    expectTypeOf<SubmissionTimeoutError["submission"]>().toEqualTypeOf<Submission | undefined>();
   });
 });
