@@ -1,4 +1,4 @@
-import { type APIPromise, mapResult } from "./core/api-promise";
+import { APIPromise, mapResult, type WithResponse } from "./core/api-promise";
 import { ClientCredentialsTokenSource, ProvidedTokenSource, type TokenSource } from "./core/auth";
 import { PartnerOrdersError } from "./core/errors";
 import { createLog, type Log } from "./core/logger";
@@ -162,35 +162,45 @@ export class PartnerOrders {
    * on the POST is retried with identical bytes, which the service answers with the original
    * submission, so one call never creates two orders. `timeoutMs` bounds the whole wait; past it,
    * {@link SubmissionTimeoutError} carries the last state and the id to resume with
-   * `client.submissions.wait(id)`.
+   * `client.submissions.wait(id)`. `.withResponse()` gives the terminal submission with the HTTP
+   * response it came from.
    */
-  async submitOrderAndWait(request: OrderRequest, options: WaitOptions = {}): Promise<Submission> {
+  submitOrderAndWait(request: OrderRequest, options: WaitOptions = {}): APIPromise<Submission> {
+    return new APIPromise(this.#submitAndWait(request, options));
+  }
+
+  async #submitAndWait(
+    request: OrderRequest,
+    options: WaitOptions,
+  ): Promise<WithResponse<Submission>> {
     assertValid(validateOrderRequest(request), "order request");
-    const { signal, onPoll } = options;
+    const { signal, onPoll, maxRetries } = options;
     const startedAt = this.#clock.monotonic();
     const deadline = startedAt + (options.timeoutMs ?? 120_000);
     let first: Answer;
     let location: string | null;
     try {
       const { data, response } = await this.#transport
-        .request<Submission>(submitOperation(request), { signal, deadline })
+        .request<Submission>(submitOperation(request), { signal, maxRetries, deadline })
         .withResponse();
-      first = { submission: data, retryAfterSeconds: retryAfterOf(response) };
+      first = { submission: data, retryAfterSeconds: retryAfterOf(response), response };
       location = response.headers.get("location");
     } catch (error) {
       throw this.submissions.timeoutOr(error, "", startedAt);
     }
     onPoll?.(first.submission);
     const submissionId = this.#pollTarget(location, first.submission);
-    return pollSubmission({
+    const last = await pollSubmission({
       first,
-      poll: (until) => this.submissions.answer(submissionId, { signal, deadline: until }),
+      poll: (until) =>
+        this.submissions.answer(submissionId, { signal, maxRetries, deadline: until }),
       deadline,
       startedAt,
       clock: this.#clock,
       signal,
       onPoll,
     });
+    return { data: last.submission, response: last.response };
   }
 
   /**

@@ -16,6 +16,12 @@ export interface WaitOptions {
   timeoutMs?: number;
   /** Aborts the wait, its requests and its sleeps; it then throws `APIUserAbortError`. */
   signal?: AbortSignal;
+  /**
+   * Retries of each request of the wait (the POST, each poll), across all retryable answers; the
+   * deadline bounds them all.
+   * @default the client's `maxRetries` (2)
+   */
+  maxRetries?: number;
   /** Called with every submission state seen, the first answer included. */
   onPoll?: (submission: Submission) => void;
 }
@@ -24,6 +30,8 @@ export interface Answer {
   submission: Submission;
   /** Seconds the service asked to wait before the next poll, when it said. */
   retryAfterSeconds: number | null;
+  /** The HTTP response the submission came from, for `.withResponse()`. */
+  response: Response;
 }
 
 export function isTerminal(submission: Submission): boolean {
@@ -34,7 +42,7 @@ export function isTerminal(submission: Submission): boolean {
  * The one poller (STYLE.md): from a first answer, sleeps what `Retry-After` says and asks again
  * until the submission is `completed` or `failed`. A sleep or a request that would pass the
  * deadline is not started: the wait ends with {@link SubmissionTimeoutError} carrying the last state.
- * `failed` is returned, not thrown (API document, Errors rule 6).
+ * `failed` is returned, not thrown (API document, Errors rule 6). Resolves with the terminal answer.
  */
 export async function pollSubmission(args: {
   first: Answer;
@@ -44,12 +52,12 @@ export async function pollSubmission(args: {
   clock: Clock;
   signal?: AbortSignal;
   onPoll?: (submission: Submission) => void;
-}): Promise<Submission> {
+}): Promise<Answer> {
   const { poll, deadline, startedAt, clock, signal, onPoll } = args;
   let answer = args.first;
   for (;;) {
     const { submission } = answer;
-    if (isTerminal(submission)) return submission;
+    if (isTerminal(submission)) return answer;
     const waitMs = Math.max(
       minPollIntervalMs,
       answer.retryAfterSeconds === null ? defaultPollIntervalMs : answer.retryAfterSeconds * 1000,

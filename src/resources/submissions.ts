@@ -1,4 +1,4 @@
-import type { APIPromise } from "../core/api-promise";
+import { APIPromise, type WithResponse } from "../core/api-promise";
 import { APITimeoutError, SubmissionTimeoutError } from "../core/errors";
 import type { Submission, SubmissionStatus } from "../core/models";
 import type { Paginated } from "../core/pagination";
@@ -66,14 +66,20 @@ export class Submissions {
   /**
    * Waits for a submission to be `completed` or `failed`, polling as the service asks (every
    * `Retry-After`, 2 s). Use it to resume a wait another process started: see
-   * `SubmissionTimeoutError.submissionId`.
+   * `SubmissionTimeoutError.submissionId`. `.withResponse()` gives the terminal submission with
+   * the HTTP response it came from.
    */
-  async wait(submissionId: string, options: WaitOptions = {}): Promise<Submission> {
+  wait(submissionId: string, options: WaitOptions = {}): APIPromise<Submission> {
+    return new APIPromise(this.#wait(submissionId, options));
+  }
+
+  async #wait(submissionId: string, options: WaitOptions): Promise<WithResponse<Submission>> {
     assertValid(checkSubmissionId(submissionId), "submissionId");
+    const { signal, maxRetries } = options;
     const startedAt = this.clock.monotonic();
     const deadline = startedAt + (options.timeoutMs ?? 120_000);
     const poll = (until: number) =>
-      this.answer(submissionId, { signal: options.signal, deadline: until });
+      this.answer(submissionId, { signal, maxRetries, deadline: until });
     let first: Answer;
     try {
       first = await poll(deadline);
@@ -81,7 +87,16 @@ export class Submissions {
       throw this.timeoutOr(error, submissionId, startedAt);
     }
     options.onPoll?.(first.submission);
-    return pollSubmission({ first, poll, deadline, startedAt, clock: this.clock, ...options });
+    const last = await pollSubmission({
+      first,
+      poll,
+      deadline,
+      startedAt,
+      clock: this.clock,
+      signal,
+      onPoll: options.onPoll,
+    });
+    return { data: last.submission, response: last.response };
   }
 
   /** @internal One GET of a submission, with its poll hint. */
@@ -89,7 +104,7 @@ export class Submissions {
     const { data, response } = await this.transport
       .request<Submission>(getSubmission(submissionId), options)
       .withResponse();
-    return { submission: data, retryAfterSeconds: retryAfterOf(response) };
+    return { submission: data, retryAfterSeconds: retryAfterOf(response), response };
   }
 
   /** @internal Within a bounded wait, running out of time is the wait's own timeout. */
