@@ -241,7 +241,15 @@ export class PartnerOrders {
   #pollTarget(location: string | null, submission: Submission): string {
     if (!location) return submission.submissionId;
     const base = this.#options.baseUrl;
-    const url = new URL(location, base);
+    let url: URL;
+    try {
+      url = new URL(location, base);
+    } catch {
+      // All thrown errors extend PartnerOrdersError (API.md, Errors), a bad header included.
+      throw new PartnerOrdersError(
+        `The service answered the order submission with a Location that is not a URL; resume with client.submissions.wait("${submission.submissionId}").`,
+      );
+    }
     if (url.origin !== base.origin) {
       throw new PartnerOrdersError(
         `The service asked to poll another origin (${url.origin}); refused so credentials stay with ${base.origin}.`,

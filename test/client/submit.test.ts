@@ -162,6 +162,19 @@ describe("submitOrderAndWait", () => {
   });
 });
 
+describe("a Location that is not a URL", () => {
+  it("is a PartnerOrdersError naming the id to resume with, never a bare TypeError", async () => {
+    const { client, server } = harness();
+    server.on("POST /v1/orders", () =>
+      json(submission("queued"), 201, { location: "http://[bad", "retry-after": "2" }),
+    );
+    const error = await rejection(client.submitOrderAndWait(orderRequest()));
+    expect(error).toBeInstanceOf(PartnerOrdersError);
+    expect((error as Error).message).toContain(submissionId);
+    expect(server.apiRequests).toHaveLength(1);
+  });
+});
+
 describe("submissions.wait", () => {
   it("resumes a wait from a submission id", async () => {
     const { client, server, clock } = harness();
