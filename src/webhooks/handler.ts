@@ -78,7 +78,14 @@ export interface NodeWebhookResponse {
   end(body: string): unknown;
 }
 
+/**
+ * The handler is itself usable as a Node `(req, res)` handler and as a Fetch `(Request) => Response`
+ * handler (API.md, Webhooks): a call whose first argument has `headers.get` is a Fetch request.
+ * `.node` and `.fetch` are the same two, for code that prefers to name one.
+ */
 export interface WebhookHandler {
+  (req: NodeWebhookRequest, res: NodeWebhookResponse): Promise<void>;
+  (request: Request, ...context: unknown[]): Promise<Response>;
   /** `(req, res)` for `http.createServer`, Express, Connect. Never rejects. */
   node(req: NodeWebhookRequest, res: NodeWebhookResponse): Promise<void>;
   /**
@@ -261,7 +268,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     }
   }
 
-  return {
+  const handler: Pick<WebhookHandler, "node" | "fetch" | "idle"> = {
     async node(req, res) {
       const outcome = await answer(req.method, req.headers, () => readNodeBody(req));
       try {
@@ -293,6 +300,13 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       while (inFlight.size) await Promise.all(inFlight);
     },
   };
+  return Object.assign(
+    (first: Request & NodeWebhookRequest, ...rest: [NodeWebhookResponse]) =>
+      typeof first?.headers?.get === "function"
+        ? handler.fetch(first, ...rest)
+        : handler.node(first, ...rest),
+    handler,
+  ) as WebhookHandler;
 }
 
 function refuse(status: number, error: string, message: string): Outcome {

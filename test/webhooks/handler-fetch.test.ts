@@ -29,6 +29,20 @@ describe("createWebhookHandler().fetch", () => {
     expect(onEvent).toHaveBeenCalledExactlyOnceWith(shipmentShipped());
   });
 
+  it("is itself a (Request) => Response handler, as API.md shows, ctx included", async () => {
+    const { handler, onEvent } = setup();
+    const waitUntil = vi.fn();
+    // A Cloudflare Worker calls fetch(request, env, ctx).
+    const response = await handler(await signedRequest(), {}, { waitUntil });
+    expect(response).toBeInstanceOf(Response);
+    expect(response.status).toBe(200);
+    expect(waitUntil).toHaveBeenCalledOnce();
+    await handler.idle();
+    expect(onEvent).toHaveBeenCalledExactlyOnceWith(shipmentShipped());
+    const unsigned = new Request(URL, { method: "POST", body: "{}" });
+    expect((await handler(unsigned)).status).toBe(400);
+  });
+
   it("hands the pending work to a Cloudflare-style ctx.waitUntil, or to options.waitUntil", async () => {
     const { handler, onEvent } = setup();
     const ctx = { waitUntil: vi.fn() };

@@ -69,6 +69,17 @@ describe("createWebhookHandler().node over node:http", () => {
     expect(onEvent).toHaveBeenCalledExactlyOnceWith(shipmentShipped());
   });
 
+  it("is itself a (req, res) handler, as API.md shows: createServer(handler)", async () => {
+    const { handler, onEvent } = setup();
+    const url = await serve(handler);
+    const { body, headers } = await delivery(undefined, { t: Math.floor(Date.now() / 1000) });
+    const { status, json } = await post(url, body, headers);
+    expect([status, json]).toEqual([200, { received: true }]);
+    await handler.idle();
+    expect(onEvent).toHaveBeenCalledExactlyOnceWith(shipmentShipped());
+    expect((await post(url, body, { "platform-signature": "t=1" })).status).toBe(400);
+  });
+
   it("dedupes by eventId by default, and not with dedupe: false", async () => {
     const now = Math.floor(Date.now() / 1000);
     const { body, headers } = await delivery(undefined, { t: now });
