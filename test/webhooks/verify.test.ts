@@ -71,6 +71,26 @@ describe("verifyWebhook", () => {
     ).toBe("signature_mismatch");
   });
 
+  it("accepts a matching v1 beside a v1 that is not a digest", async () => {
+    const { body, headers } = await delivery();
+    const valid = headers["platform-signature"];
+    for (const junk of ["v1=abcd", "v1=", `v1=${"A".repeat(64)}`]) {
+      const header = `${valid},${junk}`;
+      await expect(
+        verifyWebhook({
+          body,
+          headers: { "platform-signature": header },
+          secret: SECRET,
+          now: NOW,
+        }),
+      ).resolves.toMatchObject({ eventId: "evt_0a1b2c3d" });
+    }
+    const onlyJunk = { "platform-signature": `t=${NOW_SECONDS},v1=abcd,v1=` };
+    expect(await reason(verifyWebhook({ body, headers: onlyJunk, secret: SECRET, now: NOW }))).toBe(
+      "malformed_header",
+    );
+  });
+
   it("ignores entries of other schemes next to v1", async () => {
     const { body, headers } = await delivery();
     const header = `${headers["platform-signature"]},v0=abc,v2=${"f".repeat(64)}`;
