@@ -142,14 +142,22 @@ export class Transport {
         throw new APITimeoutError(`${method} ${path()}: the deadline has passed.`);
     }
 
-    const token = operation.auth !== false && tokens ? await tokens.get(signal) : undefined;
+    // One bound for the whole attempt, the wait for a token included: a slow token endpoint cannot
+    // carry a call past its timeoutMs, nor a wait past its deadline (API.md, Waiting: the deadline
+    // bounds everything).
     const timeout = new AbortController();
+    // Asked for before this attempt's timer starts: a token request bounded by the same timeoutMs
+    // then gives up first, with its own error, and a retry mints afresh instead of joining it.
+    const pendingToken =
+      operation.auth !== false && tokens ? tokens.get(timeout.signal) : undefined;
     const timer = setTimeout(() => timeout.abort(), timeoutMs);
     const onAbort = signal && (() => timeout.abort());
     if (onAbort) signal.addEventListener("abort", onAbort, { once: true });
     const started = log.enabled("debug") ? clock.monotonic() : 0;
+    let token: string | undefined;
     let result: { data?: unknown; error?: unknown; response: Response };
     try {
+      if (pendingToken) token = await untilAborted(pendingToken, timeout.signal);
       result = await this.#http.request(
         method.toLowerCase() as "get",
         operation.path as never,
@@ -205,6 +213,17 @@ export class Transport {
     if (error instanceof AuthenticationError && token) rejectedToken.set(error, token);
     throw error;
   }
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts, whether or not its source listens to it. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    // Settling after an abort is ignored, a rejection included (never an unhandled one).
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 /** The request path with its parameters filled in and no query string: safe for messages and logs. */
