@@ -133,9 +133,11 @@ export class APIError extends PartnerOrdersError {
     this.headers = init.headers;
     this.method = init.method;
     this.path = init.path;
+    // Set per instance, not on the prototype at module load: a top-level statement would keep this
+    // class (and its message code) in bundles that never use it, such as partner-orders/webhooks.
+    Object.defineProperty(this, apiErrorBrand, { value: true });
   }
 }
-Object.defineProperty(APIError.prototype, apiErrorBrand, { value: true });
 
 function describe({ method, path, status, problem }: APIErrorInit): string {
   let text = `${method} ${path} failed with ${status}`;

@@ -5,11 +5,12 @@ import { PartnerOrdersError } from "./errors";
 import { parseJsonKeepingNumbers } from "./json";
 
 /**
- * The `Decimal` every money field is given as: decimal.js with 40 significant digits for arithmetic,
- * so sums of 10-fractional-digit totals are not rounded at decimal.js's default of 20. Values are
- * always constructed exactly from the text the server sent.
+ * The `Decimal` every money field is given as: decimal.js's own constructor, so values compare and
+ * combine with any `Decimal` a partner builds from decimal.js. Values are always constructed exactly
+ * from the text the server sent; arithmetic precision is decimal.js's (20 significant digits unless
+ * configured with `Decimal.set`).
  */
-export const Decimal = DecimalJs.clone({ precision: 40 });
+export const Decimal = DecimalJs;
 export type Decimal = DecimalJs;
 
 /** One step of the decimal-field paths, with the steps below it: a tree walked once per body. */
