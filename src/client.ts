@@ -14,11 +14,12 @@ import { type MtlsCertificateInfo, MtlsConnection } from "./core/mtls";
 import {
   type ClientOptions,
   type MtlsOptions,
+  type RequestOptions,
   type ResolvedOptions,
   resolveOptions,
 } from "./core/options";
 import { type Answer, pollSubmission, type WaitOptions } from "./core/polling";
-import { type CallOptions, Transport } from "./core/transport";
+import { Transport } from "./core/transport";
 import { assertValid, checkSubmissionId, validateOrderRequest } from "./core/validation";
 import { type Clock, systemClock } from "./internal/clock";
 import { collect } from "./internal/collect";
@@ -138,7 +139,7 @@ export class PartnerOrders {
   }
 
   /** The credential's partner, granted sites, auth method and effective scopes. A good first call. */
-  me(options?: CallOptions): APIPromise<Principal> {
+  me(options?: RequestOptions): APIPromise<Principal> {
     return this.#transport.request<Principal>(
       { operationId: "getMe", method: "GET", path: "/v1/me" },
       options,
@@ -146,7 +147,7 @@ export class PartnerOrders {
   }
 
   /** Liveness of the service; resolves when it answers 2xx, throws otherwise. */
-  ping(options?: CallOptions): APIPromise<void> {
+  ping(options?: RequestOptions): APIPromise<void> {
     return mapResult(
       this.#transport.request<unknown>(
         { operationId: "ping", method: "GET", path: "/v1/ping", auth: false, decode: false },
@@ -208,19 +209,19 @@ export class PartnerOrders {
    * `order.status_changed`, every `Shipment` (all pages) for the shipment events, every `OrderItem`
    * (all pages) for `order_line.cancelled`; `null` for test events and types this version does not know.
    */
-  refetch(event: OrderStatusChangedEvent, options?: CallOptions): Promise<Order>;
+  refetch(event: OrderStatusChangedEvent, options?: RequestOptions): Promise<Order>;
   refetch(
     event: ShipmentShippedEvent | ShipmentCancelledEvent,
-    options?: CallOptions,
+    options?: RequestOptions,
   ): Promise<Shipment[]>;
-  refetch(event: OrderLineCancelledEvent, options?: CallOptions): Promise<OrderItem[]>;
+  refetch(event: OrderLineCancelledEvent, options?: RequestOptions): Promise<OrderItem[]>;
   refetch(
     event: WebhookEvent,
-    options?: CallOptions,
+    options?: RequestOptions,
   ): Promise<Order | Shipment[] | OrderItem[] | null>;
   async refetch(
     event: WebhookEvent,
-    options?: CallOptions,
+    options?: RequestOptions,
   ): Promise<Order | Shipment[] | OrderItem[] | null> {
     if (isTestEvent(event) || !isKnownWebhookEvent(event)) return null;
     switch (event.type) {

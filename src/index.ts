@@ -54,9 +54,10 @@ export type { ClientOptions, MtlsOptions, RequestOptions } from "./core/options"
 export type { Page, Paginated } from "./core/pagination";
 export type { WaitOptions } from "./core/polling";
 export type { Clock } from "./internal/clock";
-export type { OrderListParams, PageParams, SubmitResult } from "./resources/orders";
-export type { ProductListParams } from "./resources/products";
-export type { SubmissionListParams } from "./resources/submissions";
+export type { OrderListParams, Orders, PageParams, SubmitResult } from "./resources/orders";
+export type { ProductListParams, Products } from "./resources/products";
+export type { Sites } from "./resources/sites";
+export type { SubmissionListParams, Submissions } from "./resources/submissions";
 // Webhooks: the `partner-orders/webhooks` subpath, also here (API.md, Webhooks).
 export type {
   DedupeStore,

@@ -2,8 +2,9 @@ import { type APIPromise, mapResult } from "../core/api-promise";
 import { PartnerOrdersError, type Violation } from "../core/errors";
 import type { Log } from "../core/logger";
 import type { Order, OrderItem, OrderRequest, Shipment, Submission } from "../core/models";
+import type { RequestOptions } from "../core/options";
 import { Paginated } from "../core/pagination";
-import type { CallOptions, Transport } from "../core/transport";
+import type { Transport } from "../core/transport";
 import {
   checkCursor,
   checkLimit,
@@ -71,7 +72,7 @@ export class Orders {
   ) {}
 
   /** Orders across the granted sites, by (placedOn, orderNumber). */
-  list(params: OrderListParams = {}, options?: CallOptions): Paginated<Order> {
+  list(params: OrderListParams = {}, options?: RequestOptions): Paginated<Order> {
     const { siteId, status, limit, cursor } = params;
     const operation = {
       operationId: "listOrders",
@@ -95,7 +96,7 @@ export class Orders {
    * One order. A 404 (`NotFoundError`, `order_not_found`) also answers for an order outside
    * the granted sites, and is no proof that it never existed (API document, Errors rule 4).
    */
-  get(orderNumber: number, options?: CallOptions): APIPromise<Order> {
+  get(orderNumber: number, options?: RequestOptions): APIPromise<Order> {
     return this.transport.request<Order>(
       {
         operationId: "getOrder",
@@ -110,7 +111,11 @@ export class Orders {
   }
 
   /** The order's lines, cancelled ones included (`cancelled: true`). */
-  items(orderNumber: number, params: PageParams = {}, options?: CallOptions): Paginated<OrderItem> {
+  items(
+    orderNumber: number,
+    params: PageParams = {},
+    options?: RequestOptions,
+  ): Paginated<OrderItem> {
     const operation = {
       operationId: "listOrderItems",
       method: "GET" as const,
@@ -131,7 +136,7 @@ export class Orders {
   shipments(
     orderNumber: number,
     params: PageParams = {},
-    options?: CallOptions,
+    options?: RequestOptions,
   ): Paginated<Shipment> {
     const base = {
       operationId: "listOrderShipments",
@@ -168,7 +173,7 @@ export class Orders {
    * when it breaks one. Safe to call again with the identical request: the service answers 200 with
    * the original submission (API document, POST /v1/orders rule 6).
    */
-  submit(request: OrderRequest, options?: CallOptions): APIPromise<SubmitResult> {
+  submit(request: OrderRequest, options?: RequestOptions): APIPromise<SubmitResult> {
     return mapResult(
       this.transport.request<Submission>(submitOperation(request), options),
       (submission, response) => ({

@@ -1,7 +1,8 @@
 import type { APIPromise } from "../core/api-promise";
 import type { Product, ProductDetail, Quote } from "../core/models";
+import type { RequestOptions } from "../core/options";
 import type { Paginated } from "../core/pagination";
-import type { CallOptions, Transport } from "../core/transport";
+import type { Transport } from "../core/transport";
 import {
   checkCursor,
   checkLimit,
@@ -31,7 +32,7 @@ export class Products {
   constructor(private readonly transport: Transport) {}
 
   /** The orderable catalog, one entry per variant, by (productId, variantId). No prices. */
-  list(params: ProductListParams = {}, options?: CallOptions): Paginated<Product> {
+  list(params: ProductListParams = {}, options?: RequestOptions): Paginated<Product> {
     const { siteId, serviceType, limit, cursor } = params;
     const operation = {
       operationId: "listProducts",
@@ -50,7 +51,7 @@ export class Products {
   }
 
   /** One product with all its variants; `productId` is `SLO_` or `SLS_` plus 1 to 18 digits. */
-  get(productId: string, options?: CallOptions): APIPromise<ProductDetail> {
+  get(productId: string, options?: RequestOptions): APIPromise<ProductDetail> {
     return this.transport.request<ProductDetail>(
       {
         operationId: "getProduct",
@@ -65,7 +66,7 @@ export class Products {
   }
 
   /** The site price for `quantity` (after site markup and offering discount). No side effect. */
-  quote(productId: string, quantity: number, options?: CallOptions): APIPromise<Quote> {
+  quote(productId: string, quantity: number, options?: RequestOptions): APIPromise<Quote> {
     return this.transport.request<Quote>(
       {
         operationId: "quoteProduct",

@@ -1,6 +1,7 @@
 import { type APIPromise, mapResult } from "../core/api-promise";
 import type { Site } from "../core/models";
-import type { CallOptions, Transport } from "../core/transport";
+import type { RequestOptions } from "../core/options";
+import type { Transport } from "../core/transport";
 
 /** The partner's granted sites: `client.sites`. */
 export class Sites {
@@ -8,7 +9,7 @@ export class Sites {
   constructor(private readonly transport: Transport) {}
 
   /** Every granted site, live or not, in one response (no pagination). */
-  list(options?: CallOptions): APIPromise<Site[]> {
+  list(options?: RequestOptions): APIPromise<Site[]> {
     return mapResult(
       this.transport.request<{ sites: Site[] }>(
         { operationId: "listSites", method: "GET", path: "/v1/sites" },

@@ -1,6 +1,7 @@
 import { APIPromise, type WithResponse } from "../core/api-promise";
 import { APITimeoutError, SubmissionTimeoutError } from "../core/errors";
 import type { Submission, SubmissionStatus } from "../core/models";
+import type { RequestOptions } from "../core/options";
 import type { Paginated } from "../core/pagination";
 import { type Answer, pollSubmission, type WaitOptions } from "../core/polling";
 import type { CallOptions, Transport } from "../core/transport";
@@ -37,7 +38,7 @@ export class Submissions {
   ) {}
 
   /** Every submission this partner created, newest first. */
-  list(params: SubmissionListParams = {}, options?: CallOptions): Paginated<Submission> {
+  list(params: SubmissionListParams = {}, options?: RequestOptions): Paginated<Submission> {
     const { status, cursor } = params;
     const limit =
       typeof params.limit === "number" ? Math.min(params.limit, maxSubmissionLimit) : params.limit;
@@ -59,7 +60,7 @@ export class Submissions {
   }
 
   /** One submission, in whatever state it is; `submissionId` is a UUID. */
-  get(submissionId: string, options?: CallOptions): APIPromise<Submission> {
+  get(submissionId: string, options?: RequestOptions): APIPromise<Submission> {
     return this.transport.request<Submission>(getSubmission(submissionId), options);
   }
 
