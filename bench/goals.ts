@@ -189,8 +189,9 @@ export interface BundleFigures {
 }
 
 /**
- * What a bundler ships for `import { PartnerOrders }`: the root entry with its dependencies. undici
- * is left out: the root entry loads it only on demand for mutual TLS (an optional peer dependency).
+ * What a bundler ships for `import { PartnerOrders }`: the root entry with its dependencies. The
+ * optional peers are left out: the root entry loads undici only for mutual TLS and the MCP SDK only
+ * for `client.mcp`, on demand.
  */
 export async function bundleSizes(entry: string): Promise<BundleFigures[]> {
   const esbuild = await import("esbuild");
@@ -202,7 +203,7 @@ export async function bundleSizes(entry: string): Promise<BundleFigures[]> {
       write: false,
       format: "esm",
       platform: "node",
-      external: ["undici"],
+      external: ["undici", "@modelcontextprotocol/sdk", "@modelcontextprotocol/sdk/*"],
       logLevel: "silent",
     });
     const code = result.outputFiles[0]?.contents ?? new Uint8Array();
