@@ -18,6 +18,7 @@ export interface DedupeStore {
 /** How long an id is remembered: well beyond any plausible gap between two copies of a delivery. */
 export const DEFAULT_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
 
+/** Options of {@link createMemoryDedupeStore}: how many ids it keeps, and for how long. */
 export interface MemoryDedupeStoreOptions {
   /**
    * Most ids kept; the oldest are forgotten first, so memory stays bounded.
@@ -62,7 +63,9 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
 
 /** A node-redis v4/v5 client (or cluster): `set(key, value, { NX: true, PX })` answers "OK" or null. */
 export interface NodeRedisClientLike {
+  /** Claims an event: `SET key 1 NX PX ttl`, so only the first claim of an id succeeds. */
   set(key: string, value: string, options: { NX: true; PX: number }): Promise<unknown>;
+  /** Releases an event whose handling failed, so a duplicate delivery is handled again. */
   del(key: string): Promise<unknown>;
 }
 
@@ -70,12 +73,19 @@ export interface NodeRedisClientLike {
 export interface IoRedisClientLike {
   /** ioredis's connection state; how an ioredis client is told apart from a node-redis one. */
   status: string;
+  /** Claims an event: `SET key 1 PX ttl NX`, so only the first claim of an id succeeds. */
   set(key: string, value: string, px: "PX", ms: number, nx: "NX"): Promise<unknown>;
+  /** Releases an event whose handling failed, so a duplicate delivery is handled again. */
   del(key: string): Promise<unknown>;
 }
 
+/** Options of {@link createRedisDedupeStore}: where ids are kept, and for how long. */
 export interface RedisDedupeStoreOptions {
-  /** Prefix of every key. @default "partner-orders:webhook-event:" */
+  /**
+   * Prefix of every key (the `eventId` follows). Every instance of one receiver uses the same; two
+   * endpoints that both receive an event and share one Redis need different ones.
+   * @default "partner-orders:webhook-event:"
+   */
   prefix?: string;
   /** How long an id is remembered, in milliseconds. @default 86400000 (24 h) */
   ttlMs?: number;

@@ -13,7 +13,12 @@ export interface WebhookEventBase {
    * (Events rule 3).
    */
   occurredAt: string;
+  /** The granted site the order belongs to; `0` on the synthetic test event. */
   siteId: number;
+  /**
+   * The platform order number to re-read (`GET /v1/orders/{orderNumber}` and its items or
+   * shipments); `0` on the synthetic test event.
+   */
   orderNumber: number;
   /** Present only for orders submitted through the API (Events rule 7). */
   partnerOrderId?: string;
@@ -21,23 +26,29 @@ export interface WebhookEventBase {
 
 /** An order's status changed: re-read `GET /v1/orders/{orderNumber}`. */
 export interface OrderStatusChangedEvent extends WebhookEventBase {
+  /** Narrows `WebhookEvent` to this event. The new status is not in it: re-read the order. */
   type: "order.status_changed";
 }
 
 /** A shipment shipped: re-read `GET /v1/orders/{orderNumber}/shipments`. */
 export interface ShipmentShippedEvent extends WebhookEventBase {
+  /** Narrows `WebhookEvent` to this event. */
   type: "shipment.shipped";
+  /** The shipment within the order, as `Shipment.shipmentNumber` in the re-read list. */
   shipmentNumber: number;
 }
 
 /** A shipment was cancelled: re-read `GET /v1/orders/{orderNumber}/shipments`. */
 export interface ShipmentCancelledEvent extends WebhookEventBase {
+  /** Narrows `WebhookEvent` to this event. */
   type: "shipment.cancelled";
+  /** The shipment within the order, as `Shipment.shipmentNumber` in the re-read list. */
   shipmentNumber: number;
 }
 
 /** A line was cancelled: re-read `GET /v1/orders/{orderNumber}/items` (it shows `cancelled: true`). */
 export interface OrderLineCancelledEvent extends WebhookEventBase {
+  /** Narrows `WebhookEvent` to this event. Which line is not in it: look for `cancelled: true`. */
   type: "order_line.cancelled";
 }
 
@@ -61,6 +72,7 @@ export type KnownWebhookEventType = KnownWebhookEvent["type"];
  * known events).
  */
 export interface UnknownWebhookEvent extends WebhookEventBase {
+  /** A type this SDK version does not know, as sent. */
   type: string;
   [field: string]: unknown;
 }
@@ -97,6 +109,10 @@ export type WebhookPayloadReason = "invalid_utf8" | "invalid_json" | "invalid_ev
  */
 export class WebhookPayloadError extends PartnerOrdersError {
   override name = "WebhookPayloadError";
+  /**
+   * What was wrong: `invalid_utf8`, `invalid_json`, or `invalid_event` (a field every event carries
+   * is missing or mistyped). `createWebhookHandler` answers 400 with it as `error`.
+   */
   readonly reason: WebhookPayloadReason;
   constructor(reason: WebhookPayloadReason, message: string) {
     super(message);

@@ -14,10 +14,16 @@ import { checkSecrets, checkTolerance, verifyWebhook, type WebhookHeaders } from
 
 /** Where the handler reports what it cannot answer with: `console` fits. Never given a secret. */
 export interface WebhookLogger {
+  /** A failure: `onEvent` threw, the dedupe store failed, or the answer could not be written. */
   error(message: string, details?: Record<string, unknown>): void;
+  /** A refused delivery (400), with its `reason`. Optional: without it refusals are not logged. */
   warn?(message: string, details?: Record<string, unknown>): void;
 }
 
+/**
+ * Options of {@link createWebhookHandler}. Only `onEvent` is required; `secret` should be given
+ * whenever the endpoint was registered with one.
+ */
 export interface WebhookHandlerOptions {
   /**
    * The endpoint's signing secret (a list while rotating). Without one, deliveries are parsed but
@@ -40,9 +46,13 @@ export interface WebhookHandlerOptions {
    * @default true
    */
   dedupe?: boolean | DedupeStore;
-  /** @default console */
+  /** Where failures and refused deliveries are reported. @default console */
   logger?: WebhookLogger;
-  /** @default 300 */
+  /**
+   * How far the signature's `t` may be from this machine's clock, in the past or the future, in
+   * seconds (API document, "Signing", rule 2).
+   * @default 300
+   */
   toleranceSeconds?: number;
   /**
    * Larger bodies are answered 413 (an event is a few hundred bytes).
@@ -59,22 +69,37 @@ export interface WebhookHandlerOptions {
 
 /** The parts of a Node `IncomingMessage` (or an Express/Fastify request) the handler reads. */
 export interface NodeWebhookRequest {
+  /** Anything but `POST` is answered 405. */
   method?: string | undefined;
+  /** Node's `req.headers`; `Platform-Signature` is read from it. */
   headers: WebhookHeaders;
   /** Set by a body parser: a raw Buffer/string is used; a parsed object is refused. */
   body?: unknown;
   /** A raw body some frameworks and plugins keep beside a parsed one. */
   rawBody?: unknown;
+  /**
+   * True once the stream was consumed: with no raw body kept, the delivery is answered 400
+   * `raw_body_required`, because the signature cannot be checked without the raw bytes.
+   */
   readableEnded?: boolean;
+  /** Reads the body stream (`data`, `end`, `error`, `close`) when no raw body was kept. */
   on(event: string, listener: (...args: never[]) => void): unknown;
+  /** Part of Node's request; optional, and not called by the handler. */
   resume?(): unknown;
 }
 
 /** The parts of a Node `ServerResponse` the handler writes. */
 export interface NodeWebhookResponse {
+  /** Set to the answer's status: 200, 400, 405, 413, or 500 when the handler itself failed. */
   statusCode: number;
+  /**
+   * Part of Node's response; optional, and not read by the handler: a write after something else
+   * already answered is caught and logged instead.
+   */
   headersSent?: boolean;
+  /** Sets `content-type: application/json` (and `allow: POST` on a 405). */
   setHeader(name: string, value: string): unknown;
+  /** Ends the response with the JSON answer: `{ "received": true }` or `{ error, message }`. */
   end(body: string): unknown;
 }
 

@@ -40,8 +40,13 @@ export async function hmacSha256(
   return new Uint8Array(await crypto.subtle.sign("HMAC", key, message));
 }
 
+/** Options of {@link signWebhook}. */
 export interface SignWebhookOptions {
-  /** Unix seconds to sign with. @default the current time */
+  /**
+   * Unix seconds to sign with: an old one tests a handler's refusal of replays
+   * (`timestamp_out_of_tolerance`).
+   * @default the current time
+   */
   t?: number;
 }
 

@@ -9,12 +9,17 @@ import { computeSignature } from "./signature";
  * case-insensitively.
  */
 export type WebhookHeaders =
-  | { get(name: string): string | null }
+  | {
+      /** A header's value, or null when absent, as a Fetch `Headers` answers. */
+      get(name: string): string | null;
+    }
   | Readonly<Record<string, string | readonly string[] | undefined>>;
 
+/** What {@link verifyWebhook} checks: one delivery, and the secret(s) to check it with. */
 export interface VerifyWebhookOptions {
   /** The raw request body, exactly as received: a string, Buffer/Uint8Array or ArrayBuffer. */
   body: WebhookBody;
+  /** The delivery's request headers; `Platform-Signature` is read from them. */
   headers: WebhookHeaders;
   /**
    * The endpoint's signing secret. Give a list while rotating: a delivery signed with any of them
