@@ -5,6 +5,7 @@
  * loaded on first use only, so the root entry stays importable on runtimes without them.
  */
 import type { Clock } from "../internal/clock";
+import { isStrongSignature, signatureAlgorithm } from "../internal/x509";
 import { PartnerOrdersError } from "./errors";
 import type { Log } from "./logger";
 import type { MtlsOptions } from "./options";
@@ -182,15 +183,6 @@ function readCertificates(crypto: NodeCrypto, cert: MtlsOptions["cert"]): X509[]
   });
 }
 
-/** Signature algorithms accepted: "SHA-256 or stronger" (API document, Mutual TLS). */
-const strongSignatures = new Map([
-  ["1.2.840.113549.1.1.11", "sha256WithRSAEncryption"],
-  ["1.2.840.113549.1.1.12", "sha384WithRSAEncryption"],
-  ["1.2.840.113549.1.1.13", "sha512WithRSAEncryption"],
-  ["1.2.840.10045.4.3.2", "ecdsa-with-SHA256"],
-  ["1.2.840.10045.4.3.3", "ecdsa-with-SHA384"],
-  ["1.2.840.10045.4.3.4", "ecdsa-with-SHA512"],
-]);
 /** Names of the weak algorithms still met in the wild, so the error can say which one it saw. */
 const weakSignatureNames = new Map([
   ["1.2.840.113549.1.1.4", "md5WithRSAEncryption"],
@@ -199,21 +191,9 @@ const weakSignatureNames = new Map([
   ["1.2.840.10045.4.1", "ecdsa-with-SHA1"],
   ["1.2.840.10045.4.3.1", "ecdsa-with-SHA224"],
 ]);
-const rsassaPss = "1.2.840.113549.1.1.10";
-/** DER of the SHA-256, SHA-384 and SHA-512 OIDs, looked for in RSASSA-PSS parameters. */
-const strongPssHashes = [
-  "0609608648016503040201",
-  "0609608648016503040202",
-  "0609608648016503040203",
-];
-
 function checkSignature(cert: X509, which: string): void {
-  // Node 20's X509Certificate does not expose the signature algorithm, so it is read from the DER.
   const algorithm = signatureAlgorithm(cert.raw);
-  if (algorithm && strongSignatures.has(algorithm.oid)) return;
-  // RSASSA-PSS names its hash in its parameters; without them it defaults to SHA-1 (RFC 4055).
-  if (algorithm?.oid === rsassaPss && strongPssHashes.some((h) => algorithm.paramsHex.includes(h)))
-    return;
+  if (isStrongSignature(algorithm)) return;
   throw new MtlsCertificateError(
     "weak_signature",
     `${capitalize(which)} is signed with ${
@@ -240,59 +220,6 @@ function checkKey(cert: X509, which: string): void {
     "weak_key",
     `${capitalize(which)} has ${has}; the service requires RSA-2048 or stronger, or ECDSA P-256/P-384.`,
   );
-}
-
-/** One DER element: its tag and where its contents start and end. */
-function element(der: Uint8Array, at: number): { tag: number; start: number; end: number } {
-  const tag = der[at];
-  let length = der[at + 1];
-  if (tag === undefined || length === undefined) throw new RangeError("truncated DER");
-  let start = at + 2;
-  if (length & 0x80) {
-    const bytes = length & 0x7f;
-    if (bytes === 0 || bytes > 4) throw new RangeError("unsupported DER length");
-    length = 0;
-    for (let i = 0; i < bytes; i++) length = length * 256 + (der[start++] ?? 0);
-  }
-  if (start + length > der.length) throw new RangeError("truncated DER");
-  return { tag, start, end: start + length };
-}
-
-/**
- * The outer signatureAlgorithm of a certificate (RFC 5280 4.1: Certificate ::= SEQUENCE {
- * tbsCertificate, signatureAlgorithm, signatureValue }); undefined when the DER cannot be read.
- */
-function signatureAlgorithm(der: Uint8Array): { oid: string; paramsHex: string } | undefined {
-  try {
-    const certificate = element(der, 0);
-    const tbs = element(der, certificate.start);
-    const algorithm = element(der, tbs.end);
-    const oid = element(der, algorithm.start);
-    if (oid.tag !== 0x06) return undefined;
-    return {
-      oid: decodeOid(der.subarray(oid.start, oid.end)),
-      paramsHex: Buffer.from(der.subarray(oid.end, algorithm.end)).toString("hex"),
-    };
-  } catch {
-    return undefined;
-  }
-}
-
-function decodeOid(bytes: Uint8Array): string {
-  const first = bytes[0] ?? 0;
-  const parts = [
-    Math.min(2, Math.floor(first / 40)),
-    first - Math.min(2, Math.floor(first / 40)) * 40,
-  ];
-  let value = 0;
-  for (const byte of bytes.subarray(1)) {
-    value = value * 128 + (byte & 0x7f);
-    if (!(byte & 0x80)) {
-      parts.push(value);
-      value = 0;
-    }
-  }
-  return parts.join(".");
 }
 
 function text(value: string | Uint8Array): string {
