@@ -1,6 +1,6 @@
 import { APIPromise, mapResult, type WithResponse } from "./core/api-promise";
 import { ClientCredentialsTokenSource, ProvidedTokenSource, type TokenSource } from "./core/auth";
-import { PartnerOrdersError } from "./core/errors";
+import { PartnerOrdersError, parseRetryAfter } from "./core/errors";
 import { createLog, type Log } from "./core/logger";
 import type {
   Order,
@@ -26,7 +26,7 @@ import { collect } from "./internal/collect";
 import { attachMcpAccess } from "./internal/mcp-access";
 import { createMcpFetch } from "./internal/mcp-fetch";
 import type { McpClient } from "./mcp/index";
-import { Orders, retryAfterOf, submitOperation } from "./resources/orders";
+import { Orders, submitOperation } from "./resources/orders";
 import { Products } from "./resources/products";
 import { Sites } from "./resources/sites";
 import { Submissions } from "./resources/submissions";
@@ -85,7 +85,7 @@ export class PartnerOrders {
       clock: this.#clock,
       log: this.#log,
     });
-    this.orders = new Orders(this.#transport, this.#log);
+    this.orders = new Orders(this.#transport, this.#log, this.#clock);
     this.submissions = new Submissions(this.#transport, this.#clock);
     this.products = new Products(this.#transport);
     this.sites = new Sites(this.#transport);
@@ -184,7 +184,11 @@ export class PartnerOrders {
       const { data, response } = await this.#transport
         .request<Submission>(submitOperation(request), { signal, maxRetries, deadline })
         .withResponse();
-      first = { submission: data, retryAfterSeconds: retryAfterOf(response), response };
+      first = {
+        submission: data,
+        retryAfterSeconds: parseRetryAfter(response.headers, this.#clock.now()),
+        response,
+      };
       location = response.headers.get("location");
     } catch (error) {
       throw this.submissions.timeoutOr(error, "", startedAt);

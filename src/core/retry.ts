@@ -6,6 +6,7 @@ import {
   APIUserAbortError,
   AuthenticationError,
   InternalServerError,
+  parseRetryAfter,
   RateLimitError,
   ServiceUnavailableError,
 } from "./errors";
@@ -36,7 +37,12 @@ export interface RetryState {
 }
 
 /** Milliseconds to wait before retrying after `error`, or null when it must not be retried. */
-export function retryDelay(error: unknown, state: RetryState, random = Math.random): number | null {
+export function retryDelay(
+  error: unknown,
+  state: RetryState,
+  random = Math.random,
+  nowMs = Date.now(),
+): number | null {
   const step = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** state.retriesMade);
   // Jitter spreads a fleet of clients so they do not all come back in the same second; the cap
   // holds after it.
@@ -58,8 +64,7 @@ export function retryDelay(error: unknown, state: RetryState, random = Math.rand
       : retryPolicy.internalErrorDelayMs + random() * retryPolicy.internalErrorDelayMs;
   }
   if (error instanceof ServiceUnavailableError) {
-    const hint = error.headers.get("retry-after");
-    const hinted = hint && /^\d+$/.test(hint) ? Number(hint) * 1000 : 0;
+    const hinted = (parseRetryAfter(error.headers, nowMs) ?? 0) * 1000;
     return Math.min(Math.max(hinted, jittered), retryPolicy.maxRetryAfterSeconds * 1000);
   }
   if (error instanceof APIConnectionError) return jittered;
@@ -94,7 +99,7 @@ export function withRetries<T>(
     attemptNumber: number;
   }) => {
     if (error instanceof APIUserAbortError) return false;
-    let delayMs = retryDelay(error, state);
+    let delayMs = retryDelay(error, state, Math.random, options.clock.now());
     if (delayMs === null) return false;
     if (error instanceof AuthenticationError) {
       if (!options.onUnauthorized?.(error)) return false;

@@ -30,3 +30,12 @@ export {
 export function assertValid(violations: readonly Violation[], what = "request"): void {
   if (violations.length > 0) throw new RequestValidationError(violations, what);
 }
+
+/** Runs `check` on an optional argument: nothing to report when it was left out. */
+export function optional(
+  value: unknown,
+  check: (value: unknown, path: string) => Violation[],
+  path: string,
+): Violation[] {
+  return value === undefined ? [] : check(value, path);
+}

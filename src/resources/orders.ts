@@ -1,5 +1,5 @@
 import { type APIPromise, mapResult } from "../core/api-promise";
-import { PartnerOrdersError, type Violation } from "../core/errors";
+import { PartnerOrdersError, parseRetryAfter, type Violation } from "../core/errors";
 import type { Log } from "../core/logger";
 import type { Order, OrderItem, OrderRequest, Shipment, Submission } from "../core/models";
 import type { RequestOptions } from "../core/options";
@@ -10,8 +10,10 @@ import {
   checkLimit,
   checkOrderNumber,
   checkSiteId,
+  optional,
   validateOrderRequest,
 } from "../core/validation";
+import type { Clock } from "../internal/clock";
 import { fetchPage, paginate, withCursor } from "./list";
 
 /** Filters and paging of `client.orders.list()` (API document, GET /v1/orders). */
@@ -69,6 +71,7 @@ export class Orders {
   constructor(
     private readonly transport: Transport,
     private readonly log: Log,
+    private readonly clock: Clock,
   ) {}
 
   /** Orders across the granted sites, by (placedOn, orderNumber). */
@@ -180,7 +183,7 @@ export class Orders {
         submission,
         created: response.status === 201,
         location: response.headers.get("location"),
-        retryAfterSeconds: retryAfterOf(response),
+        retryAfterSeconds: parseRetryAfter(response.headers, this.clock.now()),
       }),
     );
   }
@@ -203,17 +206,4 @@ function pageViolations(orderNumber: number, params: PageParams): Violation[] {
     ...optional(params.limit, checkLimit, "limit"),
     ...optional(params.cursor, checkCursor, "cursor"),
   ];
-}
-
-export function retryAfterOf(response: Response): number | null {
-  const value = response.headers.get("retry-after");
-  return value && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : null;
-}
-
-export function optional(
-  value: unknown,
-  check: (value: unknown, path: string) => Violation[],
-  path: string,
-): Violation[] {
-  return value === undefined ? [] : check(value, path);
 }

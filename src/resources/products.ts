@@ -10,9 +10,9 @@ import {
   checkQuantity,
   checkServiceType,
   checkSiteId,
+  optional,
 } from "../core/validation";
 import { paginate } from "./list";
-import { optional } from "./orders";
 
 /** Filters and paging of `client.products.list()` (API document, GET /v1/products). */
 export interface ProductListParams {

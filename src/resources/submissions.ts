@@ -1,5 +1,5 @@
 import { APIPromise, type WithResponse } from "../core/api-promise";
-import { APITimeoutError, SubmissionTimeoutError } from "../core/errors";
+import { APITimeoutError, parseRetryAfter, SubmissionTimeoutError } from "../core/errors";
 import type { Submission, SubmissionStatus } from "../core/models";
 import type { RequestOptions } from "../core/options";
 import type { Paginated } from "../core/pagination";
@@ -11,10 +11,10 @@ import {
   checkLimit,
   checkSubmissionId,
   checkSubmissionStatus,
+  optional,
 } from "../core/validation";
 import type { Clock } from "../internal/clock";
 import { paginate } from "./list";
-import { optional, retryAfterOf } from "./orders";
 
 /** Filters and paging of `client.submissions.list()` (API document, GET /v1/orders/submissions). */
 export interface SubmissionListParams {
@@ -105,7 +105,11 @@ export class Submissions {
     const { data, response } = await this.transport
       .request<Submission>(getSubmission(submissionId), options)
       .withResponse();
-    return { submission: data, retryAfterSeconds: retryAfterOf(response), response };
+    return {
+      submission: data,
+      retryAfterSeconds: parseRetryAfter(response.headers, this.clock.now()),
+      response,
+    };
   }
 
   /** @internal Within a bounded wait, running out of time is the wait's own timeout. */
