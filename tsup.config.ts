@@ -6,6 +6,7 @@ export default defineConfig({
     "webhooks/index": "src/webhooks/index.ts",
     "testing/index": "src/testing/index.ts",
     "mcp/index": "src/mcp/index.ts",
+    "fleet/index": "src/fleet/index.ts",
     cli: "src/cli.ts",
   },
   format: ["esm", "cjs"],

@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^partner-orders\/webhooks$/, replacement: src("webhooks/index.ts") },
       { find: /^partner-orders\/testing$/, replacement: src("testing/index.ts") },
       { find: /^partner-orders\/mcp$/, replacement: src("mcp/index.ts") },
+      { find: /^partner-orders\/fleet$/, replacement: src("fleet/index.ts") },
     ],
   },
   test: {

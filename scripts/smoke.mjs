@@ -15,6 +15,7 @@ const expected = {
   "./webhooks": ["verifyWebhook", "parseWebhook", "createWebhookHandler"],
   "./testing": ["createSandbox", "signWebhook"],
   "./mcp": ["connectMcp"],
+  "./fleet": ["createRedisTokenCache", "createRedisRateLimitGate"],
 };
 
 const dir = mkdtempSync(join(tmpdir(), "partner-orders-smoke-"));
