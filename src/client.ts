@@ -75,7 +75,7 @@ export class PartnerOrders {
     this.#mtls =
       this.#options.mtls && new MtlsConnection(this.#options.mtls, this.#clock, this.#log);
     const fetchFn = createFetch(options, this.#mtls);
-    const tokens = createTokenSource(this.#options, fetchFn, this.#clock);
+    const tokens = createTokenSource(this.#options, fetchFn, this.#clock, this.#log);
     this.#transport = new Transport({
       baseUrl: this.#options.baseUrl,
       fetch: fetchFn,
@@ -84,6 +84,7 @@ export class PartnerOrders {
       timeoutMs: this.#options.timeoutMs,
       clock: this.#clock,
       log: this.#log,
+      rateLimitGate: this.#options.rateLimitGate,
     });
     this.orders = new Orders(this.#transport, this.#log, this.#clock);
     this.submissions = new Submissions(this.#transport, this.#clock);
@@ -285,8 +286,9 @@ function createTokenSource(
   options: ResolvedOptions,
   fetchFn: (request: Request) => Promise<Response>,
   clock: Clock,
+  log: Log,
 ): TokenSource | undefined {
   if (options.mtls) return undefined;
   if (options.accessToken !== undefined) return new ProvidedTokenSource(options.accessToken);
-  return new ClientCredentialsTokenSource(options, fetchFn, clock);
+  return new ClientCredentialsTokenSource(options, fetchFn, clock, log);
 }

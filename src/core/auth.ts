@@ -1,3 +1,5 @@
+import { obtainSharedToken } from "../fleet/shared-token";
+import { type SharedToken, tokenCacheKey } from "../fleet/token-cache";
 import type { Clock } from "../internal/clock";
 import {
   APIConnectionError,
@@ -5,6 +7,7 @@ import {
   AuthenticationError,
   errorFromResponse,
 } from "./errors";
+import type { Log } from "./logger";
 import type { ResolvedOptions } from "./options";
 
 /** Where a call's bearer token comes from. */
@@ -34,11 +37,13 @@ interface CachedToken {
 export class ClientCredentialsTokenSource implements TokenSource {
   #cached: CachedToken | undefined;
   #inflight: Promise<CachedToken> | undefined;
+  #cacheKey: Promise<string> | undefined;
 
   constructor(
     private readonly options: ResolvedOptions,
     private readonly fetchFn: (request: Request) => Promise<Response>,
     private readonly clock: Clock,
+    private readonly log?: Log,
   ) {}
 
   async get(signal?: AbortSignal): Promise<string> {
@@ -70,6 +75,50 @@ export class ClientCredentialsTokenSource implements TokenSource {
   }
 
   async #request(): Promise<CachedToken> {
+    const cache = this.options.tokenCache;
+    const token = cache ? this.#local(await this.#shared(cache)) : await this.#requestHere();
+    this.#cached = token;
+    return token;
+  }
+
+  /** The fleet's token from `tokenCache`, minted here only when no other process has one. */
+  async #shared(cache: NonNullable<ResolvedOptions["tokenCache"]>): Promise<SharedToken> {
+    const { baseUrl, clientId = "", scopes } = this.options;
+    this.#cacheKey ??= tokenCacheKey(baseUrl.href, clientId, scopes);
+    return obtainSharedToken({
+      cache,
+      key: await this.#cacheKey,
+      now: () => this.clock.now(),
+      sleep: (ms, signal) => this.clock.sleep(ms, signal),
+      // The error's name only: a Redis client's message can carry its URL and password.
+      onCacheError: (error) =>
+        this.log?.warn("token cache unavailable; this process mints its own token", {
+          error: error instanceof Error ? error.name : typeof error,
+        }),
+      mint: async () => this.#shareable(await this.#requestHere()),
+    });
+  }
+
+  /** Monotonic times (this process only) to wall-clock ones every process can read, and back. */
+  #shareable(token: CachedToken): SharedToken {
+    const offset = this.clock.now() - this.clock.monotonic();
+    return {
+      accessToken: token.value,
+      expiresAt: token.expiresAt + offset,
+      refreshAt: token.refreshAt + offset,
+    };
+  }
+
+  #local(token: SharedToken): CachedToken {
+    const offset = this.clock.monotonic() - this.clock.now();
+    return {
+      value: token.accessToken,
+      expiresAt: token.expiresAt + offset,
+      refreshAt: token.refreshAt + offset,
+    };
+  }
+
+  async #requestHere(): Promise<CachedToken> {
     const { clientId = "", clientSecret = "", scopes, tokenEndpointAuth, baseUrl } = this.options;
     const form = new URLSearchParams({ grant_type: "client_credentials" });
     if (scopes.length) form.set("scope", scopes.join(" "));
@@ -140,13 +189,11 @@ export class ClientCredentialsTokenSource implements TokenSource {
     // margin would be stale at birth and re-minted on every call: it is renewed at half-life.
     let margin = Math.max(60_000, lifetimeMs * 0.1);
     if (margin >= lifetimeMs) margin = lifetimeMs / 2;
-    const token: CachedToken = {
+    return {
       value: body.access_token,
       expiresAt: started + lifetimeMs,
       refreshAt: started + lifetimeMs - margin,
     };
-    this.#cached = token;
-    return token;
   }
 }
 

@@ -1,3 +1,5 @@
+import type { RateLimitGate } from "../fleet/rate-limit-gate";
+import type { TokenCache } from "../fleet/token-cache";
 import type { Clock } from "../internal/clock";
 import { PartnerOrdersError } from "./errors";
 import type { Logger, LogLevel } from "./logger";
@@ -98,6 +100,22 @@ export interface ClientOptions {
    */
   logLevel?: LogLevel;
   /**
+   * Where the processes of a fleet share their bearer token, so the fleet makes one token request
+   * per credential per expiry (the token endpoint has its own rate limit). When the cache is
+   * unreachable, this process mints its own token.
+   * @default undefined (each client keeps its own token)
+   * @example createRedisTokenCache(redis) // from "partner-orders/fleet"
+   */
+  tokenCache?: TokenCache;
+  /**
+   * Shared by the processes of a fleet: when one meets a 429 with `Retry-After`, every process
+   * waits it out before its next request, instead of each meeting the 429 on its own. A wait
+   * longer than 60 s throws `RateLimitError` at once, like a local 429 would.
+   * @default undefined (each client learns of the rate limit on its own)
+   * @example createRedisRateLimitGate(redis) // from "partner-orders/fleet"
+   */
+  rateLimitGate?: RateLimitGate;
+  /**
    * Time as the SDK sees it; inject one in tests so backoff and polling are instant.
    * @default the system clock
    */
@@ -130,6 +148,8 @@ export interface ResolvedOptions {
   mtls: MtlsOptions | undefined;
   maxRetries: number;
   timeoutMs: number;
+  tokenCache: TokenCache | undefined;
+  rateLimitGate: RateLimitGate | undefined;
 }
 
 function env(name: string): string | undefined {
@@ -210,5 +230,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     mtls: options.mtls,
     maxRetries,
     timeoutMs,
+    tokenCache: options.tokenCache,
+    rateLimitGate: options.rateLimitGate,
   };
 }

@@ -1,4 +1,5 @@
 import createClient from "openapi-fetch";
+import type { RateLimitGate } from "../fleet/rate-limit-gate";
 import type { Clock } from "../internal/clock";
 import { APIPromise, type WithResponse } from "./api-promise";
 import type { TokenSource } from "./auth";
@@ -10,13 +11,14 @@ import {
   AuthenticationError,
   errorFromResponse,
   PartnerOrdersError,
+  RateLimitError,
   RequestValidationError,
   type Violation,
 } from "./errors";
 import type { Log } from "./logger";
 import { decodeBody } from "./money";
 import type { RequestOptions } from "./options";
-import { withRetries } from "./retry";
+import { retryPolicy, withRetries } from "./retry";
 
 /** One call as a resource describes it. */
 export interface Operation {
@@ -60,6 +62,7 @@ export interface TransportConfig {
   timeoutMs: number;
   clock: Clock;
   log: Log;
+  rateLimitGate?: RateLimitGate | undefined;
 }
 
 /** Remembers which token a 401 answered, so only that one is dropped. */
@@ -142,6 +145,8 @@ export class Transport {
         throw new APITimeoutError(`${method} ${path()}: the deadline has passed.`);
     }
 
+    if (this.#config.rateLimitGate) await this.#waitForFleet(operation, options);
+
     // One bound for the whole attempt, the wait for a token included: a slow token endpoint cannot
     // carry a call past its timeoutMs, nor a wait past its deadline (API.md, Waiting: the deadline
     // bounds everything).
@@ -211,7 +216,57 @@ export class Transport {
     }
     const error = errorFromResponse(method, path(), response, result.error, clock.now());
     if (error instanceof AuthenticationError && token) rejectedToken.set(error, token);
+    if (error instanceof RateLimitError && error.retryAfterSeconds && this.#config.rateLimitGate) {
+      // The limit is the partner's, not this process's: the whole fleet waits it out.
+      await this.#config.rateLimitGate
+        .close(error.retryAfterSeconds * 1000)
+        .catch((cause: unknown) => this.#gateUnavailable(cause));
+    }
     throw error;
+  }
+
+  /**
+   * Waits while another process of the fleet has closed the rate-limit gate after a 429. Bounded like
+   * a local `Retry-After`: past the 60 s ceiling the call throws `RateLimitError` at once, and a wait
+   * that would pass the deadline is not started.
+   */
+  async #waitForFleet(operation: Operation, options: CallOptions): Promise<void> {
+    const { clock, log, rateLimitGate } = this.#config;
+    let waitMs: number;
+    try {
+      waitMs = (await rateLimitGate?.waitMs()) ?? 0;
+    } catch (cause) {
+      this.#gateUnavailable(cause);
+      return;
+    }
+    if (!(waitMs > 0)) return;
+    const { method } = operation;
+    const path = displayPath(operation);
+    const seconds = Math.ceil(waitMs / 1000);
+    if (seconds > retryPolicy.maxRetryAfterSeconds) {
+      throw new RateLimitError({
+        status: 429,
+        method,
+        path,
+        headers: new Headers({ "retry-after": String(seconds) }),
+        retryAfterSeconds: seconds,
+        message: `${method} ${path} not sent: the fleet waits ${seconds} s for the rate limit (Retry-After met by another process), longer than the ${retryPolicy.maxRetryAfterSeconds} s ceiling.`,
+      });
+    }
+    if (options.deadline !== undefined && clock.monotonic() + waitMs > options.deadline) {
+      throw new APITimeoutError(
+        `${method} ${path} not sent: the fleet's wait for the rate limit ends after the deadline.`,
+      );
+    }
+    log.info(`waiting for the fleet's rate limit before ${method} ${path}`, { delayMs: waitMs });
+    await clock.sleep(waitMs, options.signal);
+  }
+
+  #gateUnavailable(cause: unknown): void {
+    // The error's name only: a Redis client's message can carry its URL and password.
+    this.#config.log.warn("rate-limit gate unavailable; sending without it", {
+      error: cause instanceof Error ? cause.name : typeof cause,
+    });
   }
 }
 
