@@ -12,10 +12,12 @@ const optionalPeers = ["undici", "@modelcontextprotocol/sdk", "msw", "redis", "i
  * 22 KiB is not met: decimal.js (12.7 KiB), openapi-fetch (2.8) and p-retry (1.5), the chosen
  * dependencies, take 16.9 KiB of it before any code of ours, and the root also carries the client,
  * request validation, the error family, mutual-TLS checks and the webhook re-exports API.md asks
- * for. Its limit holds it where it is, so it cannot grow unnoticed.
+ * for. Its limit holds it where it is, so it cannot grow unnoticed; it was raised from 36 KiB to
+ * 37 KiB for the fleet's shared token cache and rate-limit gate (client options `tokenCache` and
+ * `rateLimitGate`), about 0.8 KiB.
  */
 const budgets = [
-  { entry: "dist/index.js", goal: 22 * KiB, limit: 36 * KiB },
+  { entry: "dist/index.js", goal: 22 * KiB, limit: 37 * KiB },
   { entry: "dist/webhooks/index.js", goal: 4 * KiB, limit: 4 * KiB },
 ];
 

@@ -5,8 +5,11 @@
 
 /** A connected node-redis v4/v5 client (or cluster). */
 export interface NodeRedisLike {
+  /** Reads the shared token. */
   get(key: string): Promise<unknown>;
+  /** Stores the token (`PX`), or takes the mint lock (`PX` with `NX`). */
   set(key: string, value: string, options: { PX: number; NX?: true }): Promise<unknown>;
+  /** Runs the small atomic scripts: releasing a lock, closing and reading the gate. */
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
@@ -14,12 +17,17 @@ export interface NodeRedisLike {
 export interface IoRedisLike {
   /** ioredis's connection state; how an ioredis client is told apart from a node-redis one. */
   status: string;
+  /** Reads the shared token. */
   get(key: string): Promise<unknown>;
+  /** Stores the token. */
   set(key: string, value: string, px: "PX", ms: number): Promise<unknown>;
+  /** Takes the mint lock. */
   set(key: string, value: string, px: "PX", ms: number, nx: "NX"): Promise<unknown>;
+  /** Runs the small atomic scripts: releasing a lock, closing and reading the gate. */
   eval(script: string, numKeys: number, ...keysAndArgs: string[]): Promise<unknown>;
 }
 
+/** Either Redis client, connected. */
 export type RedisLike = NodeRedisLike | IoRedisLike;
 
 /** One calling convention for both clients. */

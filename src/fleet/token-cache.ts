@@ -5,6 +5,7 @@ import { type RedisLike, redisCommands } from "./redis";
  * a monotonic clock means nothing outside the process that read it.
  */
 export interface SharedToken {
+  /** The bearer token itself. */
   accessToken: string;
   /** After this the token is no longer sent. */
   expiresAt: number;
@@ -30,6 +31,7 @@ export interface TokenCache {
   lock(key: string, ttlMs: number): Promise<TokenCacheLock | undefined>;
 }
 
+/** The right to mint, held by one process at a time. */
 export interface TokenCacheLock {
   /** Gives the claim back (only if it is still this process's). */
   release(): Promise<void>;
