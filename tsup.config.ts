@@ -7,6 +7,7 @@ export default defineConfig({
     "testing/index": "src/testing/index.ts",
     "mcp/index": "src/mcp/index.ts",
     "fleet/index": "src/fleet/index.ts",
+    "sync/index": "src/sync/index.ts",
     cli: "src/cli.ts",
   },
   format: ["esm", "cjs"],

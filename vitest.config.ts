@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^partner-orders\/testing$/, replacement: src("testing/index.ts") },
       { find: /^partner-orders\/mcp$/, replacement: src("mcp/index.ts") },
       { find: /^partner-orders\/fleet$/, replacement: src("fleet/index.ts") },
+      { find: /^partner-orders\/sync$/, replacement: src("sync/index.ts") },
     ],
   },
   test: {

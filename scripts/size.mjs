@@ -6,7 +6,15 @@ import { build } from "esbuild";
 
 const KiB = 1024;
 /** Optional peers: loaded lazily (mTLS, MCP, the sandbox's msw adapter), never by importing an entry. */
-const optionalPeers = ["undici", "@modelcontextprotocol/sdk", "msw", "redis", "ioredis"];
+const optionalPeers = [
+  "undici",
+  "@modelcontextprotocol/sdk",
+  "msw",
+  "redis",
+  "ioredis",
+  "better-sqlite3",
+  "pg",
+];
 /**
  * `goal` is the budget set for the entry; `limit` is what fails the check. The root's goal of
  * 22 KiB is not met: decimal.js (12.7 KiB), openapi-fetch (2.8) and p-retry (1.5), the chosen

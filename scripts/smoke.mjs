@@ -16,6 +16,7 @@ const expected = {
   "./testing": ["createSandbox", "signWebhook"],
   "./mcp": ["connectMcp"],
   "./fleet": ["createRedisTokenCache", "createRedisRateLimitGate"],
+  "./sync": ["OrderMirror", "sqliteStore"],
 };
 
 const dir = mkdtempSync(join(tmpdir(), "partner-orders-smoke-"));

@@ -137,6 +137,72 @@ export function createAdmin(state: SandboxState) {
       Object.assign(shipment(order(orderNumber), shipmentNumber), patch);
     },
 
+    /**
+     * Places an order as the platform would (not through POST /v1/orders, so no event and no
+     * partnerOrderId): open, with `lines` priced lines and no shipment yet. Returns its number.
+     */
+    placeOrder(options: { siteId?: number; lines?: number; status?: string } = {}): number {
+      const orderNumber = state.next.orderNumber++;
+      const siteId = options.siteId ?? 101;
+      const placedOn = now();
+      const items = Array.from({ length: Math.max(1, options.lines ?? 1) }, (_, k) => ({
+        orderNumber,
+        siteId,
+        itemNumber: state.next.itemNumber++,
+        sku: `SKU-${1000 + k}`,
+        productName: "Stock Item",
+        productCode: "10001",
+        jobName: null,
+        externalId: null,
+        quantity: 10 * (k + 1),
+        lineListTotal: `${12 * (k + 1)}.5000000000`,
+        lineTotal: `${12 * (k + 1)}.0000000000`,
+        shipped: false,
+        shippedOn: null,
+        cancelled: false,
+        estimatedShipBy: placedOn,
+        shipBy: placedOn,
+        turnaroundBusinessDays: 3,
+        visible: true,
+      }));
+      state.orders.set(orderNumber, {
+        orderNumber,
+        status: options.status ?? "Submitted",
+        placedOn,
+        updatedOn: placedOn,
+        shippedOn: null,
+        purchaseOrder: null,
+        projectName: `Project ${orderNumber}`,
+        projectId: state.next.projectId++,
+        siteId,
+        totals: { item: null, shipping: null, tax: null, order: null },
+        closed: false,
+        items,
+        shipments: [],
+      });
+      return orderNumber;
+    },
+
+    /** Records the carrier's delivery of a shipped shipment (no event, as the service sends none). */
+    deliverShipment(orderNumber: number, shipmentNumber: number): void {
+      const s = shipment(order(orderNumber), shipmentNumber);
+      if (!s.shippedOn)
+        throw new Error(`Shipment ${shipmentNumber} of order ${orderNumber} has not shipped`);
+      s.deliveredOn = now();
+    },
+
+    /** Changes a line's quantity silently: no event, and `updatedOn` does not move (API document). */
+    setItemQuantity(orderNumber: number, itemNumber: number, quantity: number): void {
+      const item = order(orderNumber).items.find((i) => i.itemNumber === itemNumber);
+      if (!item) throw new Error(`No item ${itemNumber} on order ${orderNumber}`);
+      item.quantity = quantity;
+    },
+
+    /** Hides an order (or shows it again): while hidden it answers 404 and leaves the list. */
+    hideOrder(orderNumber: number, hidden = true): void {
+      order(orderNumber).hidden = hidden;
+    },
+
     /** Sets stock on hand of a tracked variant (POD products have none). */
     setInventory(productId: string, variantId: number, availableInventory: number): void {
       const v = state.products

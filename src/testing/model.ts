@@ -131,6 +131,8 @@ export interface OrderRecord {
   submittedBy?: string;
   items: ItemRecord[];
   shipments: ShipmentRecord[];
+  /** Hidden by staff: answers 404 and leaves the list, as an order moved out of the grant does. */
+  hidden?: boolean;
 }
 
 export interface SubmittedOrderLine {

@@ -13,7 +13,7 @@ export function visibleOrder(ctx: RouteContext): OrderRecord {
   const orderNumber = orderNumberParam(ctx.params.orderNumber ?? "");
   const order = ctx.state.orders.get(orderNumber);
   const principal = ctx.principal as Principal;
-  if (!order || !principal.partner.grantedSiteIds.includes(order.siteId)) {
+  if (!order || order.hidden || !principal.partner.grantedSiteIds.includes(order.siteId)) {
     throw new ProblemError(404, "order_not_found", `Order ${orderNumber} was not found.`);
   }
   return order;
@@ -31,6 +31,7 @@ const listOrders: RouteDefinition = {
     const status = query.get("status");
     const rows = sortedOrders(ctx.state).filter(
       (o) =>
+        !o.hidden &&
         granted.includes(o.siteId) &&
         (siteId === undefined || o.siteId === siteId) &&
         (status === null || o.status === status),

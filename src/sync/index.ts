@@ -1,0 +1,21 @@
+/**
+ * `partner-orders/sync`: a local mirror of the partner's orders, items and shipments that converges
+ * on the service's truth, and a stream of what changed (API.md, "Keeping a local mirror").
+ */
+export { OrderMirror } from "./mirror";
+export { sqliteStore } from "./sqlite";
+export type {
+  Change,
+  ChangeBase,
+  ChangeCause,
+  ChangeType,
+  Commit,
+  FieldChanges,
+  MirrorClient,
+  MirroredOrder,
+  MirrorStore,
+  NewChange,
+  OrderMirrorOptions,
+  StoredOrder,
+  SyncReport,
+} from "./types";

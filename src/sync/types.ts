@@ -1,0 +1,195 @@
+import type { Logger } from "../core/logger";
+import type { Order, OrderItem, Shipment } from "../core/models";
+import type { Clock } from "../internal/clock";
+
+/** What made the mirror read an order: a sweep of the list, an open-order poll, a webhook, `refresh()`. */
+export type ChangeCause = "sweep" | "poll" | "webhook" | "refresh";
+
+/** Fields every {@link Change} carries. */
+export interface ChangeBase {
+  /** Increasing: a later change has a larger id. Dedupe by it. */
+  id: number;
+  orderNumber: number;
+  siteId: number;
+  /** When the mirror saw the difference (ISO 8601, the mirror's clock). */
+  observedAt: string;
+  cause: ChangeCause;
+}
+
+/** A field-level difference: which fields moved, and what they were before. */
+export interface FieldChanges {
+  /** The names of the fields whose values differ from the stored ones. */
+  fields: string[];
+  /** The stored values of those fields before this change (money as exact decimal text). */
+  previous: Record<string, unknown>;
+}
+
+/**
+ * One difference the mirror recorded, written in the same transaction as the new state, so none is
+ * lost or invented by a crash. Values are the service's as sent; nothing is re-derived.
+ */
+export type Change = ChangeBase &
+  (
+    | { type: "order.added"; order: Order }
+    | ({ type: "order.changed"; order: Order } & FieldChanges)
+    | { type: "item.added"; item: OrderItem }
+    | ({ type: "item.changed"; item: OrderItem } & FieldChanges)
+    | { type: "item.cancelled"; item: OrderItem }
+    | { type: "shipment.added"; shipment: Shipment }
+    | ({ type: "shipment.changed"; shipment: Shipment } & FieldChanges)
+    | { type: "shipment.shipped"; shipment: Shipment; trackingNumbers: string[] }
+    | { type: "shipment.delivered"; shipment: Shipment }
+    | { type: "shipment.removed"; shipment: Shipment }
+    /** Shipped with no tracking: the API document's data fault, reported, never re-derived. */
+    | { type: "shipment.tracking_fault"; shipment: Shipment }
+    /** A stored order now answers 404: kept and flagged, never deleted or marked cancelled. */
+    | { type: "order.unresolvable" }
+  );
+
+export type ChangeType = Change["type"];
+
+/** A stored order with its items and shipments, money as `Decimal`, null kept null. */
+export interface MirroredOrder extends Order {
+  items: OrderItem[];
+  shipments: Shipment[];
+  /** True while the service answers 404 for it (Errors rule 4: not proof it is gone). */
+  unresolvable: boolean;
+}
+
+/** What one {@link OrderMirror.sync} pass (or the work of `run()` so far) did. */
+export interface SyncReport {
+  /** Orders seen on the list. */
+  ordersSeen: number;
+  ordersAdded: number;
+  ordersChanged: number;
+  /** Orders whose items were re-read. */
+  itemsReread: number;
+  /** Orders whose shipments were re-read. */
+  shipmentsReread: number;
+  changesWritten: number;
+  /** HTTP requests made through the client (retries counted by the client, not here). */
+  requests: number;
+  durationMs: number;
+}
+
+/** Options of {@link OrderMirror}. */
+export interface OrderMirrorOptions {
+  /** A `PartnerOrders` client; every read goes through it, so its retries and `Retry-After` apply. */
+  client: MirrorClient;
+  /** Where the mirror keeps its state: `sqliteStore(path)` or `postgresStore(url)`. */
+  store: MirrorStore;
+  /**
+   * Sites to mirror.
+   * @default every granted site
+   */
+  siteIds?: number[];
+  /**
+   * How often `run()` sweeps `GET /v1/orders` to the end.
+   * @default 900000 (15 min)
+   */
+  sweepIntervalMs?: number;
+  /**
+   * How often `run()` re-reads the items and shipments of each order that is not closed.
+   * @default 300000 (5 min)
+   */
+  openOrderIntervalMs?: number;
+  /**
+   * Requests in flight at once, per process.
+   * @default 4
+   */
+  concurrency?: number;
+  /**
+   * Where warnings go (a failed read, a store error); never a token or a body.
+   * @default undefined (nothing is logged)
+   */
+  logger?: Logger;
+  /**
+   * Time as the mirror sees it; inject one in tests so `run()` never sleeps for real.
+   * @default the client's default, the system clock
+   */
+  clock?: Clock;
+}
+
+/** The calls of `PartnerOrders` the mirror uses (a structural type, so a wrapped client works too). */
+export interface MirrorClient {
+  orders: {
+    list(params?: { siteId?: number; cursor?: string; limit?: number }): PromiseLike<{
+      data: Order[];
+      nextCursor: string | null;
+    }>;
+    get(orderNumber: number): PromiseLike<Order>;
+    items(
+      orderNumber: number,
+      params?: { limit?: number },
+    ): { pages(): AsyncIterable<{ data: OrderItem[] }> };
+    shipments(
+      orderNumber: number,
+      params?: { limit?: number },
+    ): { pages(): AsyncIterable<{ data: Shipment[] }> };
+  };
+}
+
+/** An order's row as a store keeps it: JSON-ready values (money as decimal text). */
+export interface StoredOrder {
+  orderNumber: number;
+  siteId: number;
+  order: Record<string, unknown>;
+  /** Null until first read. */
+  items: Record<string, unknown>[] | null;
+  shipments: Record<string, unknown>[] | null;
+  closed: boolean;
+  unresolvable: boolean;
+  /** Epoch ms when items and shipments are next due; null when only a webhook or refresh re-reads. */
+  nextPollAt: number | null;
+  /** The sweep that last saw this order on the list. */
+  seenInSweep: number;
+}
+
+/** A change before the store gives it its id. */
+export type NewChange = Omit<Change, "id"> extends infer C ? C : never;
+
+/**
+ * What `commit` hands the store: the new row (or none when only the flags move) and the changes.
+ * Produced by a pure function of the stored row, so the store runs it inside its transaction.
+ */
+export interface Commit {
+  next: StoredOrder;
+  changes: NewChange[];
+}
+
+/**
+ * Where the mirror keeps its state. Every write of state goes with its changes in one transaction
+ * (`commit`), and change ids increase in commit order, so a consumer reading by id misses none.
+ */
+export interface MirrorStore {
+  /** Creates the tables when missing. Called once by the mirror before first use. */
+  open(): Promise<void>;
+  /**
+   * In one transaction: reads the stored row of `orderNumber` (locked against other writers), calls
+   * `decide` with it, writes the row it returns and appends its changes. Returns the changes as
+   * written, ids included.
+   */
+  commit(
+    orderNumber: number,
+    decide: (current: StoredOrder | undefined) => Commit | undefined,
+  ): Promise<Change[]>;
+  get(orderNumber: number): Promise<StoredOrder | undefined>;
+  /** Orders whose `nextPollAt` is at or before `epochMs`, soonest first. */
+  due(epochMs: number, limit: number): Promise<number[]>;
+  /** The earliest `nextPollAt`, or null when nothing is due ever. */
+  nextDue(): Promise<number | null>;
+  /** Stored orders not seen in `sweep` and not already unresolvable. */
+  unseen(sweep: number): Promise<number[]>;
+  /** Marks orders as seen on the list in `sweep`, without touching anything else. */
+  markSeen(orderNumbers: number[], sweep: number): Promise<void>;
+  /** Changes with an id above `afterId`, in id order, at most `limit`. */
+  changesAfter(afterId: number, limit: number): Promise<Change[]>;
+  /** The largest change id so far, 0 when none. */
+  lastChangeId(): Promise<number>;
+  getCheckpoint(name: string): Promise<string | null>;
+  setCheckpoint(name: string, value: string | null): Promise<void>;
+  /** A named consumer's position: the id of the last change it finished; null when never seen. */
+  getPosition(consumer: string): Promise<number | null>;
+  setPosition(consumer: string, id: number): Promise<void>;
+  close(): Promise<void>;
+}
