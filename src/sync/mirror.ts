@@ -228,7 +228,13 @@ export class OrderMirror {
     for (const siteId of this.#siteIds) await this.#sweepSite(siteId, sweep);
     // Stored orders the list no longer shows: read each; a 404 flags it, never deletes it.
     const unseen = await this.#store.unseen(sweep);
-    await Promise.all(unseen.map((n) => this.#schedule(n, ALL, "sweep", sweep)));
+    await Promise.all(
+      unseen.map((n) =>
+        this.#schedule(n, ALL, "sweep", sweep).catch((error) =>
+          this.#warn(`reading order ${n} failed`, error),
+        ),
+      ),
+    );
     await this.#store.setCheckpoint("sweep:last", String(sweep));
     await this.#store.setCheckpoint("sweep:current", null);
   }
@@ -270,6 +276,9 @@ export class OrderMirror {
               "sweep",
               sweep,
               order,
+            ).catch(
+              // Not stored, so the next sweep sees it changed again and reads it then.
+              (error) => this.#warn(`reading order ${orderNumber} failed`, error),
             ),
           );
       }
@@ -287,11 +296,20 @@ export class OrderMirror {
 
   async #pollDue(): Promise<void> {
     for (;;) {
-      const due = await this.#store.due(this.#clock.now(), 100);
-      if (due.length === 0) return;
+      const due = await this.#store.due(this.#clock.now(), 500);
+      let failed = false;
       await Promise.all(
-        due.map((n) => this.#schedule(n, { order: false, items: true, shipments: true }, "poll")),
+        due.map((n) =>
+          this.#schedule(n, { order: false, items: true, shipments: true }, "poll").catch(
+            (error) => {
+              // Still due: the next round reads it again.
+              failed = true;
+              this.#warn(`reading order ${n} failed`, error);
+            },
+          ),
+        ),
       );
+      if (due.length < 500 || failed) return;
     }
   }
 

@@ -21,3 +21,5 @@ export type {
   WebhookRegistration,
   WebhookRegistrationInput,
 } from "./webhooks";
+export type { ChaosOptions, WorldHistory, WorldOptions } from "./world";
+export { chaoticWebhooks, createWorld } from "./world";

@@ -108,7 +108,7 @@ export interface SeedData {
 }
 
 /** mulberry32: small, fast and the same on every runtime, so a seed always gives the same data. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
