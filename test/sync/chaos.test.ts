@@ -40,7 +40,8 @@ describe("the mirror under chaos", () => {
       ...sandbox.credentials,
       clock: new FakeClock(), // retries and Retry-After waits cost no real time
       maxRetries: 6,
-      fetch: async (request) => {
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
         if (new URL(request.url).pathname === "/v1/orders" && ++listRequests >= killAtList)
           killed = true;
         if (killed) throw new TypeError("fetch failed");
