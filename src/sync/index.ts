@@ -3,6 +3,7 @@
  * on the service's truth, and a stream of what changed (API.md, "Keeping a local mirror").
  */
 export { OrderMirror } from "./mirror";
+export { type PgClientLike, type PgPoolLike, postgresStore } from "./postgres";
 export { sqliteStore } from "./sqlite";
 export type {
   Change,

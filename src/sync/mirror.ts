@@ -34,6 +34,11 @@ const EVENT_PARTS: Record<string, Parts> = {
 const PAGE = { orders: 200, items: 200, shipments: 50 } as const;
 /** How often a `changes()` loop looks for changes written by other processes. */
 const CHANGES_POLL_MS = 1_000;
+/**
+ * How long a sweep lease lasts without renewal (it is renewed every page): a process that dies
+ * mid-sweep lets another take over, from the stored checkpoint, after this long.
+ */
+const LEASE_MS = 60_000;
 
 /**
  * A local copy of the partner's orders, items and shipments that converges on the service's truth,
@@ -53,6 +58,7 @@ export class OrderMirror {
   readonly #clock: Clock;
   readonly #log: Log;
   readonly #slots: Semaphore;
+  readonly #claimSize: number;
   #opened: Promise<void> | undefined;
   #report = emptyReport();
   /** Reads queued per order: a second event for an order joins the read not yet started. */
@@ -63,6 +69,8 @@ export class OrderMirror {
   /** The read under way per order, so reads of one order never overlap. */
   readonly #running = new Map<number, Promise<unknown>>();
   readonly #listeners = new Set<() => void>();
+  /** This process's name as a lease holder. */
+  readonly #holder = crypto.randomUUID();
 
   constructor(options: OrderMirrorOptions) {
     if (!options?.client || !options.store) {
@@ -81,6 +89,7 @@ export class OrderMirror {
       throw new PartnerOrdersError("concurrency must be a whole number >= 1.");
     }
     this.#slots = new Semaphore(concurrency);
+    this.#claimSize = concurrency * 4;
     this.#clock = options.clock ?? systemClock;
     this.#log = createLog(options.logger, "warn");
   }
@@ -111,8 +120,12 @@ export class OrderMirror {
     while (!signal?.aborted) {
       if (this.#clock.now() >= nextSweep) {
         try {
-          await this.#sweep();
-          nextSweep = this.#clock.now() + this.#sweepIntervalMs;
+          // When another process holds the lease or swept lately, look again within a lease's time,
+          // so a sweep whose holder died is taken over.
+          const swept = await this.#sweep(true);
+          nextSweep =
+            this.#clock.now() +
+            (swept ? this.#sweepIntervalMs : Math.min(this.#sweepIntervalMs, LEASE_MS));
         } catch (error) {
           this.#warn("sweep failed; trying again soon", error);
           nextSweep = this.#clock.now() + Math.min(this.#sweepIntervalMs, 60_000);
@@ -219,7 +232,29 @@ export class OrderMirror {
     return this.#opened;
   }
 
-  async #sweep(): Promise<void> {
+  /** Sweeps unless another process holds the sweep lease; false when it did not sweep. */
+  async #sweep(onlyIfDue = false): Promise<boolean> {
+    if (onlyIfDue) {
+      // Another process may have swept since: the fleet sweeps once per interval, not once each.
+      const last = Number((await this.#store.getCheckpoint("sweep:finished-at")) ?? Number.NaN);
+      if (last + this.#sweepIntervalMs > this.#clock.now()) return false;
+    }
+    if (!(await this.#renewLease())) return false;
+    try {
+      await this.#sweepUnderLease();
+    } finally {
+      await this.#store.releaseLease("sweep", this.#holder).catch(() => undefined);
+    }
+    return true;
+  }
+
+  /** Takes or renews the sweep lease; a holder that dies loses it after `LEASE_MS`. */
+  #renewLease(): Promise<boolean> {
+    const now = this.#clock.now();
+    return this.#store.lease("sweep", this.#holder, now, now + LEASE_MS);
+  }
+
+  async #sweepUnderLease(): Promise<void> {
     const current = await this.#store.getCheckpoint("sweep:current");
     const sweep = current
       ? Number(current)
@@ -236,6 +271,7 @@ export class OrderMirror {
       ),
     );
     await this.#store.setCheckpoint("sweep:last", String(sweep));
+    await this.#store.setCheckpoint("sweep:finished-at", String(this.#clock.now()));
     await this.#store.setCheckpoint("sweep:current", null);
   }
 
@@ -291,12 +327,17 @@ export class OrderMirror {
       }
       cursor = page.nextCursor;
       await this.#store.setCheckpoint(name, cursor);
+      if (!(await this.#renewLease())) {
+        throw new PartnerOrdersError("The sweep lease was taken over by another process.");
+      }
     }
   }
 
   async #pollDue(): Promise<void> {
     for (;;) {
-      const due = await this.#store.due(this.#clock.now(), 500);
+      const now = this.#clock.now();
+      // Small claims, so the processes of a fleet share the due orders instead of one taking all.
+      const due = await this.#store.claimDue(now, this.#claimSize, now + this.#openIntervalMs);
       let failed = false;
       await Promise.all(
         due.map((n) =>
@@ -309,7 +350,7 @@ export class OrderMirror {
           ),
         ),
       );
-      if (due.length < 500 || failed) return;
+      if (due.length === 0 || failed) return;
     }
   }
 
@@ -334,7 +375,7 @@ export class OrderMirror {
     entry.done = before
       .catch(() => undefined)
       // One turn of the event loop before the read starts, so events delivered together join it.
-      .then(() => new Promise((resolve) => setTimeout(resolve, 0)))
+      .then(nextTurn)
       .then(() => {
         if (this.#queued.get(orderNumber) === entry) this.#queued.delete(orderNumber);
         return this.#slots.run(() =>
@@ -440,6 +481,12 @@ export class OrderMirror {
         : {}),
     });
   }
+}
+
+/** One turn of the event loop (setImmediate where there is one: no timer delay). */
+function nextTurn(): Promise<void> {
+  const immediate = (globalThis as { setImmediate?: (run: () => void) => unknown }).setImmediate;
+  return new Promise((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
 }
 
 function emptyReport(): SyncReport {

@@ -18,7 +18,7 @@ interface Database {
   close(): unknown;
 }
 interface Statement {
-  run(...params: unknown[]): { lastInsertRowid: number | bigint };
+  run(...params: unknown[]): { lastInsertRowid: number | bigint; changes: number };
   get(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
 }
@@ -47,6 +47,7 @@ CREATE TABLE IF NOT EXISTS po_changes (
 );
 CREATE TABLE IF NOT EXISTS po_checkpoints (name TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS po_consumers (name TEXT PRIMARY KEY, position INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS po_leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);
 `;
 
 const UPSERT = `INSERT INTO po_orders
@@ -55,7 +56,7 @@ const UPSERT = `INSERT INTO po_orders
   ON CONFLICT (order_number) DO UPDATE SET site_id = excluded.site_id, data = excluded.data,
   items = excluded.items, shipments = excluded.shipments, closed = excluded.closed,
   unresolvable = excluded.unresolvable, next_poll_at = excluded.next_poll_at,
-  seen_in_sweep = excluded.seen_in_sweep`;
+  seen_in_sweep = MAX(po_orders.seen_in_sweep, excluded.seen_in_sweep)`;
 
 /**
  * The mirror's embedded store: one SQLite file (or `":memory:"`), on better-sqlite3, an optional peer
@@ -112,11 +113,26 @@ export function sqliteStore(path: string): MirrorStore {
       const row = sql("SELECT * FROM po_orders WHERE order_number = ?").get(orderNumber);
       return row ? rowToOrder(row as OrderRow) : undefined;
     },
-    async due(epochMs, limit) {
-      const rows = sql(
-        "SELECT order_number FROM po_orders WHERE next_poll_at IS NOT NULL AND next_poll_at <= ? ORDER BY next_poll_at LIMIT ?",
-      ).all(epochMs, limit) as { order_number: number }[];
-      return rows.map((r) => r.order_number);
+    async claimDue(epochMs, limit, holdUntil) {
+      return (db as Database).transaction(() => {
+        const rows = sql(
+          "SELECT order_number FROM po_orders WHERE next_poll_at IS NOT NULL AND next_poll_at <= ? ORDER BY next_poll_at LIMIT ?",
+        ).all(epochMs, limit) as { order_number: number }[];
+        const hold = sql("UPDATE po_orders SET next_poll_at = ? WHERE order_number = ?");
+        for (const row of rows) hold.run(holdUntil, row.order_number);
+        return rows.map((r) => r.order_number);
+      })();
+    },
+    async lease(name, holder, now, expiresAt) {
+      const taken = sql(
+        `INSERT INTO po_leases (name, holder, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+         WHERE po_leases.holder = excluded.holder OR po_leases.expires_at <= ?`,
+      ).run(name, holder, expiresAt, now);
+      return taken.changes > 0;
+    },
+    async releaseLease(name, holder) {
+      sql("DELETE FROM po_leases WHERE name = ? AND holder = ?").run(name, holder);
     },
     async nextDue() {
       const row = sql("SELECT MIN(next_poll_at) AS at FROM po_orders").get() as {

@@ -141,7 +141,10 @@ export interface StoredOrder {
   unresolvable: boolean;
   /** Epoch ms when items and shipments are next due; null when only a webhook or refresh re-reads. */
   nextPollAt: number | null;
-  /** The sweep that last saw this order on the list. */
+  /**
+   * The sweep that last saw this order on the list. Stores keep the larger of the stored and the
+   * written value: a read that began before the sweep marked the order must not unmark it.
+   */
   seenInSweep: number;
 }
 
@@ -174,8 +177,20 @@ export interface MirrorStore {
     decide: (current: StoredOrder | undefined) => Commit | undefined,
   ): Promise<Change[]>;
   get(orderNumber: number): Promise<StoredOrder | undefined>;
-  /** Orders whose `nextPollAt` is at or before `epochMs`, soonest first. */
-  due(epochMs: number, limit: number): Promise<number[]>;
+  /**
+   * Claims up to `limit` orders whose `nextPollAt` is at or before `epochMs`, soonest first, by
+   * moving their `nextPollAt` to `holdUntil` in the same statement: of several processes, exactly
+   * one gets each order (PostgreSQL: `FOR UPDATE SKIP LOCKED`). A claim whose holder dies simply
+   * comes due again at `holdUntil`.
+   */
+  claimDue(epochMs: number, limit: number, holdUntil: number): Promise<number[]>;
+  /**
+   * Takes or renews the lease `name` for `holder` until `expiresAt` (epoch ms); false while another
+   * holder's lease has not expired. One sweep at a time across processes.
+   */
+  lease(name: string, holder: string, now: number, expiresAt: number): Promise<boolean>;
+  /** Gives the lease back, if `holder` still has it. */
+  releaseLease(name: string, holder: string): Promise<void>;
   /** The earliest `nextPollAt`, or null when nothing is due ever. */
   nextDue(): Promise<number | null>;
   /** Stored orders not seen in `sweep` and not already unresolvable. */

@@ -10,7 +10,7 @@ async function settle(turns = 50) {
 }
 
 async function until(check: () => Promise<boolean> | boolean) {
-  for (let i = 0; i < 2_000; i++) {
+  for (let i = 0; i < 50_000; i++) {
     if (await check()) return;
     await settle(1);
   }
