@@ -46,7 +46,12 @@ describe.runIf(available)("OrderMirror on PostgreSQL", () => {
         store: postgresStore(database.url),
         clock: sandbox.clock,
         openOrderIntervalMs: 5 * MINUTE,
-        logger: { warn: (...args: unknown[]) => warnings.push(JSON.stringify(args)) },
+        logger: {
+          debug: () => undefined,
+          info: () => undefined,
+          warn: (...args: unknown[]) => void warnings.push(JSON.stringify(args)),
+          error: (...args: unknown[]) => void warnings.push(JSON.stringify(args)),
+        },
       });
       closers.push(() => mirror.close());
       return mirror;
