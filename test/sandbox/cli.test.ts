@@ -59,6 +59,7 @@ describe("partner-orders sandbox", () => {
     });
     const code = await new Promise<number | null>((r) => proc.on("exit", r));
     expect(code).toBe(2);
-    expect(err).toContain("usage: partner-orders sandbox");
+    expect(err).toContain("usage: partner-orders <command>");
+    expect(err).toContain("sandbox [--port N] [--seed N]");
   });
 });
