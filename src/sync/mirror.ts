@@ -148,10 +148,10 @@ export class OrderMirror {
 
   /**
    * A webhook event: re-reads now what it names (the order, its shipments or its items). Duplicates
-   * and bursts for one order join one read; test events and unknown types do nothing. Resolves with
-   * the changes the read recorded.
+   * and bursts for one order join one read; test events and unknown types do nothing. Resolves
+   * once the read is recorded; its changes come through `changes()`.
    */
-  async handleEvent(event: WebhookEvent): Promise<Change[]> {
+  async handleEvent(event: WebhookEvent): Promise<void> {
     const parts = EVENT_PARTS[event?.type];
     const orderNumber = event?.orderNumber;
     if (
@@ -160,10 +160,10 @@ export class OrderMirror {
       orderNumber <= 0 ||
       event.eventId?.startsWith("test_")
     ) {
-      return [];
+      return;
     }
     await this.#open();
-    return this.#schedule(orderNumber, parts, "webhook");
+    await this.#schedule(orderNumber, parts, "webhook");
   }
 
   /** Re-reads one order, its items and its shipments now. Resolves with the changes recorded. */

@@ -113,23 +113,32 @@ describe("OrderMirror on SQLite against the sandbox", () => {
         shipmentNumber: 1,
       }),
     );
+    const abort = new AbortController();
+    const live = s.mirror.changes({ signal: abort.signal });
+    const next = live.next();
     s.sandbox.resetCounters();
-    const results = await Promise.all(Array.from({ length: 5 }, () => s.mirror.handleEvent(event)));
+    await Promise.all(Array.from({ length: 5 }, () => s.mirror.handleEvent(event)));
     expect(s.sandbox.counters.requests["GET /v1/orders/{orderNumber}/shipments"]).toBe(1);
     expect(s.sandbox.counters.requests["GET /v1/orders/{orderNumber}"]).toBeUndefined();
     expect(s.sandbox.counters.requests["GET /v1/orders/{orderNumber}/items"]).toBeUndefined();
-    const shipped = of(results[0] as Change[], "shipment.shipped");
-    expect(shipped).toHaveLength(1);
-    expect(shipped[0]).toMatchObject({
+    // A new shipment, shipped: added, then shipped, each once.
+    expect((await next).value).toMatchObject({ type: "shipment.added", cause: "webhook" });
+    const shipped = (await live.next()).value as Change;
+    expect(shipped).toMatchObject({
+      type: "shipment.shipped",
       cause: "webhook",
       orderNumber: n,
       trackingNumbers: ["1ZA", "1ZB"],
     });
+    const after = live.next();
+    s.sandbox.resetCounters();
     // Test events and unknown types do nothing.
-    expect(
-      await s.mirror.handleEvent({ ...event, eventId: "test_1", orderNumber: 0, siteId: 0 }),
-    ).toEqual([]);
-    expect(await s.mirror.handleEvent({ ...event, type: "order.renamed" } as never)).toEqual([]);
+    await s.mirror.handleEvent({ ...event, eventId: "test_1", orderNumber: 0, siteId: 0 });
+    await s.mirror.handleEvent({ ...event, type: "order.renamed" } as never);
+    expect(s.sandbox.counters.requests).toEqual({});
+    // Exactly one change came from the five deliveries: the stream has nothing more.
+    abort.abort();
+    expect((await after).done).toBe(true);
   });
 
   it("a consumer gets every change once in id order, and a change whose body did not finish again", async () => {
