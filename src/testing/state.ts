@@ -133,9 +133,19 @@ export function createState(
   };
 }
 
-/** Orders sorted as the list endpoint pages them: by (placedOn, orderNumber). */
+const sorted = new WeakMap<SandboxState, { size: number; list: OrderRecord[] }>();
+
+/**
+ * Orders sorted as the list endpoint pages them: by (placedOn, orderNumber). The sort key never
+ * changes once an order exists, so the sorted list is kept until an order is added: paging a
+ * sandbox of 100,000 orders does not sort them again for every page.
+ */
 export function sortedOrders(state: SandboxState): OrderRecord[] {
-  return [...state.orders.values()].sort((a, b) =>
+  const cached = sorted.get(state);
+  if (cached && cached.size === state.orders.size) return cached.list;
+  const list = [...state.orders.values()].sort((a, b) =>
     a.placedOn < b.placedOn ? -1 : a.placedOn > b.placedOn ? 1 : a.orderNumber - b.orderNumber,
   );
+  sorted.set(state, { size: state.orders.size, list });
+  return list;
 }
