@@ -88,7 +88,12 @@ export function sqliteStore(path: string): MirrorStore {
       if (db) return;
       const Driver = await loadDriver();
       db = new Driver(path);
-      if (path !== ":memory:") db.pragma("journal_mode = WAL");
+      if (path !== ":memory:") {
+        // WAL with NORMAL sync: every transaction still atomic, and durable across a crash of the
+        // process (a power loss may lose the last ones, never tear one).
+        db.pragma("journal_mode = WAL");
+        db.pragma("synchronous = NORMAL");
+      }
       db.pragma("busy_timeout = 5000");
       db.exec(SCHEMA);
     },

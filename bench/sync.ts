@@ -1,0 +1,244 @@
+/**
+ * `npm run bench:sync`: what the order mirror costs and how well it converges, against the goals of
+ * the mirror issue. Prints four figures and writes bench/results-sync.md.
+ *
+ *   SYNC_ORDERS=10000 SYNC_CHAOS_ORDERS=2000 SYNC_CHAOS_DAYS=7 SYNC_THROUGHPUT=100000 npm run bench:sync
+ *
+ * 1. Cost: API requests per simulated day for a store of orders of which 2 % are open, against a
+ *    naive poller as fresh as the mirror (every order, its items and its shipments every
+ *    openOrderIntervalMs), measured by running one naive pass and counting its requests.
+ * 2. Convergence: the delay between a change in the world and the mirror's change, with every
+ *    webhook lost (goal: within one openOrderIntervalMs) and with webhooks delivered (goal: within
+ *    one second of the delivery).
+ * 3. Chaos: the test's chaos run at a larger size: missed and repeated changes (goal: 0 and 0).
+ * 4. Throughput: a first sync over loopback HTTP into a SQLite file, and the store's share of the
+ *    wall time (goal: under 10 %).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PartnerOrders } from "partner-orders";
+import { type Change, type MirrorStore, OrderMirror, sqliteStore } from "partner-orders/sync";
+import { createSandbox, createWorld, type Sandbox } from "partner-orders/testing";
+import { parseWebhook } from "partner-orders/webhooks";
+import { missedOrRepeated, runChaos } from "../test/support/chaos";
+
+const ORDERS = Number(process.env.SYNC_ORDERS ?? 10_000);
+const CHAOS_ORDERS = Number(process.env.SYNC_CHAOS_ORDERS ?? 2_000);
+const CHAOS_DAYS = Number(process.env.SYNC_CHAOS_DAYS ?? 7);
+const THROUGHPUT = Number(process.env.SYNC_THROUGHPUT ?? 100_000);
+const MINUTE = 60_000;
+const OPEN_INTERVAL = 5 * MINUTE;
+const DAY = 24 * 60 * MINUTE;
+
+const startedAt = performance.now();
+const progress = (line: string) =>
+  console.log(`[${((performance.now() - startedAt) / 1000).toFixed(1).padStart(6)} s] ${line}`);
+
+/** A sandbox holding `total` orders of which `open` are open (the world's), the rest closed. */
+async function populated(total: number, open: number, seed = 3) {
+  const sandbox = createSandbox({ clock: "manual", syncWaitMs: 0 });
+  const world = createWorld(sandbox, { seed });
+  const seeded = 320;
+  for (let n = 100_001; n < 100_001 + seeded; n++) closeQuietly(sandbox, n);
+  for (let i = 0; i < total - seeded - open; i++)
+    closeQuietly(sandbox, sandbox.admin.placeOrder({ lines: 2 }));
+  await world.place(open);
+  const client = new PartnerOrders({
+    baseUrl: sandbox.baseUrl,
+    ...sandbox.credentials,
+    fetch: sandbox.fetch,
+    clock: sandbox.clock,
+  });
+  return { sandbox, world, client };
+}
+
+function closeQuietly(sandbox: Sandbox, orderNumber: number) {
+  sandbox.admin.setOrderStatus(orderNumber, "Delivered", { closed: true });
+}
+
+const apiRequests = (sandbox: Sandbox) =>
+  Object.entries(sandbox.counters.requests)
+    .filter(([route]) => !route.includes("oauth2"))
+    .reduce((sum, [, n]) => sum + n, 0);
+
+/** Lets the mirror's run() loop work through what fell due: until no request came for a while. */
+async function idle(sandbox: Sandbox) {
+  let seen = -1;
+  let quiet = 0;
+  while (quiet < 200) {
+    await new Promise((resolve) => setImmediate(resolve));
+    const now = sandbox.requests.length;
+    quiet = now === seen ? quiet + 1 : 0;
+    seen = now;
+  }
+}
+
+/** Runs the mirror's run() loop over `days` of simulated time, one minute at a time. */
+async function simulate(options: { total: number; open: number; days: number; webhooks: boolean }) {
+  const { sandbox, world, client } = await populated(options.total, options.open);
+  const mirror = new OrderMirror({ client, store: sqliteStore(":memory:"), clock: sandbox.clock });
+  if (options.webhooks) {
+    sandbox.webhooks.register({
+      url: "https://partner.example/hooks",
+      fetch: async (request) => {
+        await mirror.handleEvent(parseWebhook(await request.text()));
+        return new Response(null, { status: 204 });
+      },
+    });
+  }
+  await mirror.sync();
+  sandbox.resetCounters();
+  const changes: Change[] = [];
+  const stop = new AbortController();
+  const watching = (async () => {
+    for await (const change of mirror.changes({ signal: stop.signal })) changes.push(change);
+  })();
+  const running = mirror.run({ signal: stop.signal });
+  await idle(sandbox);
+  // When each shipment shipped in the world, to measure how long the mirror took to report it.
+  const shippedAt = new Map<string, number>();
+  for (let minute = 0; minute < options.days * 24 * 60; minute++) {
+    if (minute % 10 === 0) {
+      const before = world.history.shipped.length;
+      await world.step(1);
+      for (const key of world.history.shipped.slice(before))
+        shippedAt.set(key, sandbox.clock.now());
+      await sandbox.webhooks.settled();
+    }
+    sandbox.clock.advance(MINUTE);
+    await idle(sandbox);
+  }
+  stop.abort();
+  await running;
+  await watching;
+  const requests = apiRequests(sandbox);
+  const delays = changes
+    .filter((c) => c.type === "shipment.shipped")
+    .map((c) => {
+      const key = `${c.orderNumber}:${(c as Change & { type: "shipment.shipped" }).shipment.shipmentNumber}`;
+      return Date.parse(c.observedAt) - (shippedAt.get(key) ?? Number.NaN);
+    })
+    .filter(Number.isFinite);
+  const missed = [...shippedAt.keys()].filter(
+    (key) =>
+      !changes.some(
+        (c) =>
+          c.type === "shipment.shipped" && key === `${c.orderNumber}:${c.shipment.shipmentNumber}`,
+      ),
+  );
+
+  // The naive poller, as fresh: one pass over every order, its items and shipments, per interval.
+  sandbox.resetCounters();
+  for await (const order of client.orders.list({ limit: 200 })) {
+    for await (const _ of client.orders.items(order.orderNumber, { limit: 200 })) void _;
+    for await (const _ of client.orders.shipments(order.orderNumber, { limit: 50 })) void _;
+  }
+  const naivePerPass = apiRequests(sandbox);
+  await mirror.close();
+  await sandbox.close();
+  return {
+    perDay: requests / options.days,
+    naivePerDay: naivePerPass * (DAY / OPEN_INTERVAL),
+    maxDelay: delays.length ? Math.max(...delays) : Number.NaN,
+    shipped: shippedAt.size,
+    missed: missed.length,
+  };
+}
+
+async function throughput(total: number) {
+  const sandbox = createSandbox({ seed: 1 });
+  for (let i = 0; i < total - 320; i++) sandbox.admin.placeOrder({ lines: 2 });
+  const { url } = await sandbox.listen();
+  const dir = mkdtempSync(join(tmpdir(), "partner-orders-bench-sync-"));
+  const store = timed(sqliteStore(join(dir, "orders.db")));
+  const client = new PartnerOrders({ baseUrl: url, ...sandbox.credentials });
+  const mirror = new OrderMirror({ client, store, concurrency: 8 });
+  const started = performance.now();
+  const report = await mirror.sync();
+  const wall = performance.now() - started;
+  await mirror.close();
+  await sandbox.close();
+  rmSync(dir, { recursive: true, force: true });
+  return { report, wall, storeMs: store.elapsed() };
+}
+
+/** A store that adds up the wall time spent inside its own calls. */
+function timed(store: MirrorStore): MirrorStore & { elapsed(): number } {
+  let spent = 0;
+  const wrapped = { elapsed: () => spent } as MirrorStore & { elapsed(): number };
+  for (const key of Object.keys(store) as (keyof MirrorStore)[]) {
+    const method = store[key] as (...args: unknown[]) => Promise<unknown>;
+    (wrapped as unknown as Record<string, unknown>)[key] = async (...args: unknown[]) => {
+      const t = performance.now();
+      try {
+        return await method(...args);
+      } finally {
+        spent += performance.now() - t;
+      }
+    };
+  }
+  return wrapped;
+}
+
+const lines: string[] = [];
+const report = (line: string) => {
+  lines.push(line);
+  console.log(line);
+};
+
+progress(`cost and convergence without webhooks: ${ORDERS} orders, 2 % open, one simulated day`);
+const lost = await simulate({
+  total: ORDERS,
+  open: Math.round(ORDERS * 0.02),
+  days: 1,
+  webhooks: false,
+});
+progress("convergence with webhooks delivered: one simulated day");
+const delivered = await simulate({
+  total: ORDERS,
+  open: Math.round(ORDERS * 0.02),
+  days: 1,
+  webhooks: true,
+});
+progress(`chaos: ${CHAOS_ORDERS} orders, ${CHAOS_DAYS} simulated days`);
+const chaos = await runChaos({
+  orders: CHAOS_ORDERS,
+  steps: CHAOS_DAYS * 96,
+  stepMs: 15 * MINUTE,
+  changesPerStep: 6,
+});
+const wrong = missedOrRepeated(chaos);
+const mismatched = chaos.compared.filter(
+  (c) =>
+    JSON.stringify(c.mirrored) !== JSON.stringify({ ...(c.served as object), unresolvable: false }),
+).length;
+const repeatedIds = chaos.consumed.length - new Set(chaos.consumed).size;
+progress(`throughput: first sync of ${THROUGHPUT} orders over loopback HTTP`);
+const first = await throughput(THROUGHPUT);
+
+const ratio = lost.naivePerDay / lost.perDay;
+const share = first.storeMs / first.wall;
+report("# Order mirror benchmark (`npm run bench:sync`)\n");
+report(
+  `Measured ${new Date().toISOString().slice(0, 10)} on ${process.version}, 2 cores shared.\n`,
+);
+report("| figure | measured | goal | met |");
+report("|---|---|---|---|");
+report(
+  `| cost: API requests per simulated day, ${ORDERS} orders, 2 % open | mirror ${Math.round(lost.perDay)}, naive poller ${Math.round(lost.naivePerDay)}: ${ratio.toFixed(1)}x fewer | at least 20x fewer | ${ratio >= 20 ? "yes" : "no"} |`,
+);
+report(
+  `| convergence, every webhook lost | ${lost.shipped} shipments shipped, ${lost.missed} missed, slowest reported after ${(lost.maxDelay / 1000).toFixed(0)} s | within ${OPEN_INTERVAL / 1000} s | ${lost.missed === 0 && lost.maxDelay <= OPEN_INTERVAL ? "yes" : "no"} |`,
+);
+report(
+  `| convergence, webhooks delivered | ${delivered.shipped} shipments shipped, ${delivered.missed} missed, slowest reported after ${(delivered.maxDelay / 1000).toFixed(1)} s of simulated time | within 1 s of the delivery | ${delivered.missed === 0 && delivered.maxDelay <= 1000 ? "yes" : "no"} |`,
+);
+report(
+  `| chaos: ${CHAOS_ORDERS} orders, ${CHAOS_DAYS} days, 30 % dropped, 10 % duplicated, reordered, 429/503, restart mid-sweep | ${mismatched} orders differing from the service, ${wrong.length} changes missed or repeated, ${repeatedIds} change ids repeated, resumed at the stored cursor: ${chaos.resumedWithCursor} | 0, 0, 0 | ${mismatched + wrong.length + repeatedIds === 0 && chaos.resumedWithCursor ? "yes" : "no"} |`,
+);
+report(
+  `| throughput: first sync of ${THROUGHPUT} orders with items and shipments, loopback HTTP, SQLite file | ${(first.wall / 1000).toFixed(1)} s, ${first.report.requests} requests (${Math.round(first.report.requests / (first.wall / 1000))}/s); store ${(share * 100).toFixed(1)} % of wall time | store under 10 % | ${share < 0.1 ? "yes" : "no"} |`,
+);
+writeFileSync(new URL("./results-sync.md", import.meta.url), `${lines.join("\n")}\n`);
+progress("wrote bench/results-sync.md");
