@@ -3,7 +3,7 @@
  * on the service's truth, and a stream of what changed (API.md, "Keeping a local mirror").
  */
 export { OrderMirror } from "./mirror";
-export { type PgClientLike, type PgPoolLike, postgresStore } from "./postgres";
+export { type PgClientLike, type PgPoolLike, type PgResult, postgresStore } from "./postgres";
 export { sqliteStore } from "./sqlite";
 export type {
   Change,
@@ -12,7 +12,6 @@ export type {
   ChangeType,
   Commit,
   FieldChanges,
-  MirrorClient,
   MirroredOrder,
   MirrorStore,
   NewChange,

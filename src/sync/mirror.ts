@@ -1,3 +1,4 @@
+import type { PartnerOrders } from "../client";
 import { isProblem, PartnerOrdersError } from "../core/errors";
 import { createLog, type Log } from "../core/logger";
 import type { OrderItem, Shipment } from "../core/models";
@@ -7,7 +8,6 @@ import { decide, type Observation } from "./diff";
 import type {
   Change,
   ChangeCause,
-  MirrorClient,
   MirroredOrder,
   MirrorStore,
   OrderMirrorOptions,
@@ -50,7 +50,7 @@ const LEASE_MS = 60_000;
  * for await (const change of mirror.changes({ consumer: "billing" })) console.log(change.type);
  */
 export class OrderMirror {
-  readonly #client: MirrorClient;
+  readonly #client: PartnerOrders;
   readonly #store: MirrorStore;
   readonly #siteIds: (number | undefined)[];
   readonly #sweepIntervalMs: number;

@@ -11,14 +11,26 @@ import type { Change, MirrorStore } from "./types";
 
 /** The part of a `pg.Pool` the store uses; typed here so no declaration needs the package. */
 export interface PgPoolLike {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  /** Runs one statement on any pooled connection. */
+  query(text: string, values?: unknown[]): Promise<PgResult>;
+  /** Checks a connection out, for a transaction. */
   connect(): Promise<PgClientLike>;
+  /** Closes every connection. */
   end(): Promise<void>;
 }
 /** A client checked out of a {@link PgPoolLike}. */
 export interface PgClientLike {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  /** Runs one statement on this connection. */
+  query(text: string, values?: unknown[]): Promise<PgResult>;
+  /** Returns the connection to the pool. */
   release(): void;
+}
+/** What a statement answers. */
+export interface PgResult {
+  /** The rows it returned. */
+  rows: unknown[];
+  /** How many rows it touched. */
+  rowCount: number | null;
 }
 
 const SCHEMA = `

@@ -1,3 +1,4 @@
+import type { PartnerOrders } from "../client";
 import type { Logger } from "../core/logger";
 import type { Order, OrderItem, Shipment } from "../core/models";
 import type { Clock } from "../internal/clock";
@@ -9,10 +10,13 @@ export type ChangeCause = "sweep" | "poll" | "webhook" | "refresh";
 export interface ChangeBase {
   /** Increasing: a later change has a larger id. Dedupe by it. */
   id: number;
+  /** The order the change belongs to. */
   orderNumber: number;
+  /** The order's site. */
   siteId: number;
   /** When the mirror saw the difference (ISO 8601, the mirror's clock). */
   observedAt: string;
+  /** What made the mirror read the order: `sweep`, `poll`, `webhook` or `refresh`. */
   cause: ChangeCause;
 }
 
@@ -30,27 +34,88 @@ export interface FieldChanges {
  */
 export type Change = ChangeBase &
   (
-    | { type: "order.added"; order: Order }
-    | ({ type: "order.changed"; order: Order } & FieldChanges)
-    | { type: "item.added"; item: OrderItem }
-    | ({ type: "item.changed"; item: OrderItem } & FieldChanges)
-    | { type: "item.cancelled"; item: OrderItem }
-    | { type: "shipment.added"; shipment: Shipment }
-    | ({ type: "shipment.changed"; shipment: Shipment } & FieldChanges)
-    | { type: "shipment.shipped"; shipment: Shipment; trackingNumbers: string[] }
-    | { type: "shipment.delivered"; shipment: Shipment }
-    | { type: "shipment.removed"; shipment: Shipment }
-    /** Shipped with no tracking: the API document's data fault, reported, never re-derived. */
-    | { type: "shipment.tracking_fault"; shipment: Shipment }
-    /** A stored order now answers 404: kept and flagged, never deleted or marked cancelled. */
-    | { type: "order.unresolvable" }
+    | {
+        /** A new order. */
+        type: "order.added";
+        /** The order as read. */
+        order: Order;
+      }
+    | ({
+        /** Fields of the order differ from the stored ones. */
+        type: "order.changed";
+        /** The order as read. */
+        order: Order;
+      } & FieldChanges)
+    | {
+        /** A new line. */
+        type: "item.added";
+        /** The line as read. */
+        item: OrderItem;
+      }
+    | ({
+        /** Fields of a line differ (its quantity, totals...). */
+        type: "item.changed";
+        /** The line as read. */
+        item: OrderItem;
+      } & FieldChanges)
+    | {
+        /** A line became cancelled (it stays listed). */
+        type: "item.cancelled";
+        /** The line as read. */
+        item: OrderItem;
+      }
+    | {
+        /** A new shipment. */
+        type: "shipment.added";
+        /** The shipment as read. */
+        shipment: Shipment;
+      }
+    | ({
+        /** Fields of a shipment differ (its service, tracking, dates...). */
+        type: "shipment.changed";
+        /** The shipment as read. */
+        shipment: Shipment;
+      } & FieldChanges)
+    | {
+        /** A shipment shipped (its shippedOn was set). */
+        type: "shipment.shipped";
+        /** The shipment as read. */
+        shipment: Shipment;
+        /** Its `trackingNumbers` as the service sent them (empty: see `shipment.tracking_fault`). */
+        trackingNumbers: string[];
+      }
+    | {
+        /** The carrier reported delivery. */
+        type: "shipment.delivered";
+        /** The shipment as read. */
+        shipment: Shipment;
+      }
+    | {
+        /** A shipment left the list (cancelled). */
+        type: "shipment.removed";
+        /** The shipment as last stored. */
+        shipment: Shipment;
+      }
+    | {
+        /** Shipped with no tracking: the API document's data fault, reported, never re-derived. */
+        type: "shipment.tracking_fault";
+        /** The shipment as read. */
+        shipment: Shipment;
+      }
+    | {
+        /** A stored order now answers 404: kept and flagged, never deleted or marked cancelled. */
+        type: "order.unresolvable";
+      }
   );
 
+/** The `type` of a {@link Change}. */
 export type ChangeType = Change["type"];
 
 /** A stored order with its items and shipments, money as `Decimal`, null kept null. */
 export interface MirroredOrder extends Order {
+  /** The order's lines as last read, cancelled ones included. */
   items: OrderItem[];
+  /** The order's shipments as last read, with tracking as the service derived it. */
   shipments: Shipment[];
   /** True while the service answers 404 for it (Errors rule 4: not proof it is gone). */
   unresolvable: boolean;
@@ -60,22 +125,26 @@ export interface MirroredOrder extends Order {
 export interface SyncReport {
   /** Orders seen on the list. */
   ordersSeen: number;
+  /** Orders stored for the first time. */
   ordersAdded: number;
+  /** Orders whose fields differed from the stored ones. */
   ordersChanged: number;
   /** Orders whose items were re-read. */
   itemsReread: number;
   /** Orders whose shipments were re-read. */
   shipmentsReread: number;
+  /** Changes recorded. */
   changesWritten: number;
   /** HTTP requests made through the client (retries counted by the client, not here). */
   requests: number;
+  /** How long the pass took, in milliseconds (the mirror's clock). */
   durationMs: number;
 }
 
 /** Options of {@link OrderMirror}. */
 export interface OrderMirrorOptions {
   /** A `PartnerOrders` client; every read goes through it, so its retries and `Retry-After` apply. */
-  client: MirrorClient;
+  client: PartnerOrders;
   /** Where the mirror keeps its state: `sqliteStore(path)` or `postgresStore(url)`. */
   store: MirrorStore;
   /**
@@ -110,34 +179,21 @@ export interface OrderMirrorOptions {
   clock?: Clock;
 }
 
-/** The calls of `PartnerOrders` the mirror uses (a structural type, so a wrapped client works too). */
-export interface MirrorClient {
-  orders: {
-    list(params?: { siteId?: number; cursor?: string; limit?: number }): PromiseLike<{
-      data: Order[];
-      nextCursor: string | null;
-    }>;
-    get(orderNumber: number): PromiseLike<Order>;
-    items(
-      orderNumber: number,
-      params?: { limit?: number },
-    ): { pages(): AsyncIterable<{ data: OrderItem[] }> };
-    shipments(
-      orderNumber: number,
-      params?: { limit?: number },
-    ): { pages(): AsyncIterable<{ data: Shipment[] }> };
-  };
-}
-
 /** An order's row as a store keeps it: JSON-ready values (money as decimal text). */
 export interface StoredOrder {
+  /** The order's number (the row's key). */
   orderNumber: number;
+  /** The order's site. */
   siteId: number;
+  /** The order as the service last answered it. */
   order: Record<string, unknown>;
   /** Null until first read. */
   items: Record<string, unknown>[] | null;
+  /** Null until first read. */
   shipments: Record<string, unknown>[] | null;
+  /** The order's `closed` as last read. */
   closed: boolean;
+  /** True while the service answers 404 for it. */
   unresolvable: boolean;
   /** Epoch ms when items and shipments are next due; null when only a webhook or refresh re-reads. */
   nextPollAt: number | null;
@@ -156,7 +212,9 @@ export type NewChange = Omit<Change, "id"> extends infer C ? C : never;
  * Produced by a pure function of the stored row, so the store runs it inside its transaction.
  */
 export interface Commit {
+  /** The row to write. */
   next: StoredOrder;
+  /** The changes to append, in order. */
   changes: NewChange[];
 }
 
@@ -176,6 +234,7 @@ export interface MirrorStore {
     orderNumber: number,
     decide: (current: StoredOrder | undefined) => Commit | undefined,
   ): Promise<Change[]>;
+  /** The stored row of an order; undefined when never stored. */
   get(orderNumber: number): Promise<StoredOrder | undefined>;
   /**
    * Claims up to `limit` orders whose `nextPollAt` is at or before `epochMs`, soonest first, by
@@ -201,10 +260,14 @@ export interface MirrorStore {
   changesAfter(afterId: number, limit: number): Promise<Change[]>;
   /** The largest change id so far, 0 when none. */
   lastChangeId(): Promise<number>;
+  /** A named value of the mirror's own (a sweep's cursor, its id); null when unset. */
   getCheckpoint(name: string): Promise<string | null>;
+  /** Sets (or, with null, clears) a named value. */
   setCheckpoint(name: string, value: string | null): Promise<void>;
   /** A named consumer's position: the id of the last change it finished; null when never seen. */
   getPosition(consumer: string): Promise<number | null>;
+  /** Stores a named consumer's position. */
   setPosition(consumer: string, id: number): Promise<void>;
+  /** Closes the connection (a pool the store made itself); the store can be opened again. */
   close(): Promise<void>;
 }

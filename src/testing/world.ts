@@ -4,6 +4,7 @@ import { prng } from "./seed";
 
 /** What {@link createWorld} did, so a test can check that a mirror saw every one of them. */
 export interface WorldHistory {
+  /** Orders placed. */
   placed: number[];
   /** `order:shipment` of every shipment shipped. */
   shipped: string[];
@@ -15,6 +16,7 @@ export interface WorldHistory {
   statusChanged: number[];
   /** `order:item` of every silent quantity change. */
   quantities: string[];
+  /** Orders hidden (they answer 404). */
   hidden: number[];
 }
 
@@ -151,6 +153,7 @@ export function createWorld(sandbox: Sandbox, options: WorldOptions = {}) {
   const itemsOf = (orderNumber: number) => itemNumbers.get(orderNumber) ?? [];
 
   return {
+    /** Everything the world did so far. */
     history,
     /** Orders the world placed that are still open (not closed, not hidden). */
     get openOrders(): number[] {
