@@ -34,11 +34,6 @@ const EVENT_PARTS: Record<string, Parts> = {
 const PAGE = { orders: 200, items: 200, shipments: 50 } as const;
 /** How often a `changes()` loop looks for changes written by other processes. */
 const CHANGES_POLL_MS = 1_000;
-/**
- * How long a sweep lease lasts without renewal (it is renewed every page): a process that dies
- * mid-sweep lets another take over, from the stored checkpoint, after this long.
- */
-const LEASE_MS = 60_000;
 
 /**
  * A local copy of the partner's orders, items and shipments that converges on the service's truth,
@@ -59,6 +54,10 @@ export class OrderMirror {
   readonly #log: Log;
   readonly #slots: Semaphore;
   readonly #claimSize: number;
+  readonly #leaseMs: number;
+  /** When this process last renewed the sweep lease, and whether a renewal found it taken. */
+  #leaseRenewedAt = Number.NEGATIVE_INFINITY;
+  #leaseLost = false;
   #opened: Promise<void> | undefined;
   #report = emptyReport();
   /** Reads queued per order: a second event for an order joins the read not yet started. */
@@ -90,6 +89,7 @@ export class OrderMirror {
     }
     this.#slots = new Semaphore(concurrency);
     this.#claimSize = concurrency * 4;
+    this.#leaseMs = positive(options.sweepLeaseMs ?? 60_000, "sweepLeaseMs");
     this.#clock = options.clock ?? systemClock;
     this.#log = createLog(options.logger, "warn");
   }
@@ -125,7 +125,7 @@ export class OrderMirror {
           const swept = await this.#sweep(true);
           nextSweep =
             this.#clock.now() +
-            (swept ? this.#sweepIntervalMs : Math.min(this.#sweepIntervalMs, LEASE_MS));
+            (swept ? this.#sweepIntervalMs : Math.min(this.#sweepIntervalMs, this.#leaseMs));
         } catch (error) {
           this.#warn("sweep failed; trying again soon", error);
           nextSweep = this.#clock.now() + Math.min(this.#sweepIntervalMs, 60_000);
@@ -234,13 +234,12 @@ export class OrderMirror {
 
   /** Sweeps unless another process holds the sweep lease; false when it did not sweep. */
   async #sweep(onlyIfDue = false): Promise<boolean> {
-    if (onlyIfDue) {
-      // Another process may have swept since: the fleet sweeps once per interval, not once each.
-      const last = Number((await this.#store.getCheckpoint("sweep:finished-at")) ?? Number.NaN);
-      if (last + this.#sweepIntervalMs > this.#clock.now()) return false;
-    }
+    // Another process may have swept since: the fleet sweeps once per interval, not once each.
+    if (onlyIfDue && (await this.#sweptLately())) return false;
     if (!(await this.#renewLease())) return false;
     try {
+      // Looked at again under the lease: a sweep may have finished between the look and the lease.
+      if (onlyIfDue && (await this.#sweptLately())) return false;
       await this.#sweepUnderLease();
     } finally {
       await this.#store.releaseLease("sweep", this.#holder).catch(() => undefined);
@@ -248,10 +247,28 @@ export class OrderMirror {
     return true;
   }
 
-  /** Takes or renews the sweep lease; a holder that dies loses it after `LEASE_MS`. */
-  #renewLease(): Promise<boolean> {
+  async #sweptLately(): Promise<boolean> {
+    if (await this.#store.getCheckpoint("sweep:current")) return false; // one to finish
+    const last = Number((await this.#store.getCheckpoint("sweep:finished-at")) ?? Number.NaN);
+    return last + this.#sweepIntervalMs > this.#clock.now();
+  }
+
+  /** Takes or renews the sweep lease; a holder that dies loses it after `sweepLeaseMs`. */
+  async #renewLease(): Promise<boolean> {
     const now = this.#clock.now();
-    return this.#store.lease("sweep", this.#holder, now, now + LEASE_MS);
+    const held = await this.#store.lease("sweep", this.#holder, now, now + this.#leaseMs);
+    this.#leaseRenewedAt = now;
+    this.#leaseLost = !held;
+    return held;
+  }
+
+  /**
+   * Renews the lease while a page's reads go on (a third of the lease at most between renewals), so
+   * a slow page never lets another process take a sweep that is still making progress.
+   */
+  async #keepLease(): Promise<void> {
+    if (this.#leaseLost || this.#clock.now() - this.#leaseRenewedAt < this.#leaseMs / 3) return;
+    await this.#renewLease().catch(() => undefined);
   }
 
   async #sweepUnderLease(): Promise<void> {
@@ -312,14 +329,18 @@ export class OrderMirror {
               "sweep",
               sweep,
               order,
-            ).catch(
-              // Not stored, so the next sweep sees it changed again and reads it then.
-              (error) => this.#warn(`reading order ${orderNumber} failed`, error),
-            ),
+            )
+              .catch(
+                // Not stored, so the next sweep sees it changed again and reads it then.
+                (error) => this.#warn(`reading order ${orderNumber} failed`, error),
+              )
+              .then(() => this.#keepLease()),
           );
       }
       await this.#store.markSeen(unchanged, sweep);
       await Promise.all(reads);
+      // The process that took the lease over moves the checkpoint from here on.
+      if (this.#leaseLost) throw leaseTaken();
       // Only once every order of the page is stored: a crash resumes at this page, never after it.
       if (page.nextCursor === null) {
         await this.#store.setCheckpoint(name, null);
@@ -328,7 +349,7 @@ export class OrderMirror {
       cursor = page.nextCursor;
       await this.#store.setCheckpoint(name, cursor);
       if (!(await this.#renewLease())) {
-        throw new PartnerOrdersError("The sweep lease was taken over by another process.");
+        throw leaseTaken();
       }
     }
   }
@@ -462,14 +483,17 @@ export class OrderMirror {
   /** Resolves when this process writes a change, or after a while (another process may have). */
   #newChanges(signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve) => {
+      // Its own signal, so the timer is cancelled whichever way the wait ends.
+      const timer = new AbortController();
       const done = () => {
         this.#listeners.delete(done);
         signal?.removeEventListener("abort", done);
+        timer.abort();
         resolve();
       };
       this.#listeners.add(done);
       signal?.addEventListener("abort", done, { once: true });
-      this.#clock.sleep(CHANGES_POLL_MS, signal).then(done, done);
+      this.#clock.sleep(CHANGES_POLL_MS, timer.signal).then(done, done);
     });
   }
 
@@ -481,6 +505,12 @@ export class OrderMirror {
         : {}),
     });
   }
+}
+
+function leaseTaken(): PartnerOrdersError {
+  return new PartnerOrdersError(
+    "The sweep lease was taken over by another process, which goes on from the checkpoint.",
+  );
 }
 
 /** One turn of the event loop (setImmediate where there is one: no timer delay). */

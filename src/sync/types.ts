@@ -168,6 +168,13 @@ export interface OrderMirrorOptions {
    */
   concurrency?: number;
   /**
+   * How long the sweep lease lasts without renewal (a holder renews it as its sweep makes
+   * progress). Processes sharing a `postgresStore` sweep one at a time; when the holder dies, another
+   * takes the sweep over from its checkpoint after this long.
+   * @default 60000 (1 min)
+   */
+  sweepLeaseMs?: number;
+  /**
    * Where warnings go (a failed read, a store error); never a token or a body.
    * @default undefined (nothing is logged)
    */
