@@ -86,11 +86,11 @@ function diffItems(before: Row[] | null, after: Row[], push: (change: Row) => vo
   const old = new Map((before ?? []).map((i) => [i.itemNumber, i]));
   for (const item of after) {
     const prior = old.get(item.itemNumber);
-    if (!prior) {
-      push({ type: "item.added", item });
-      continue;
-    }
-    if (item.cancelled === true && prior.cancelled !== true) push({ type: "item.cancelled", item });
+    if (!prior) push({ type: "item.added", item });
+    // Like a shipment first seen shipped: a line first seen cancelled is reported cancelled too.
+    if (item.cancelled === true && prior?.cancelled !== true)
+      push({ type: "item.cancelled", item });
+    if (!prior) continue;
     const { fields, previous } = fieldDiff(prior, item, ["cancelled"]);
     if (fields.length) push({ type: "item.changed", item, fields, previous });
   }
