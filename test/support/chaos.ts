@@ -3,13 +3,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { PartnerOrders } from "partner-orders";
-import { type MirroredOrder, OrderMirror, sqliteStore } from "partner-orders/sync";
+import {
+  type MirroredOrder,
+  type MirrorStore,
+  OrderMirror,
+  postgresStore,
+  sqliteStore,
+} from "partner-orders/sync";
 import {
   chaoticWebhooks,
   createSandbox,
   createWorld,
   type WorldHistory,
 } from "partner-orders/testing";
+import pg from "pg";
 import { listed, truth } from "../sync/support.js";
 import { FakeClock } from "./fake-clock.js";
 
@@ -28,6 +35,13 @@ export interface ChaosOptions {
   /** World changes per step. */
   changesPerStep: number;
   seed?: number;
+  /**
+   * Processes sharing one mirror (each its own client and `OrderMirror`, webhooks received by
+   * whichever comes next); more than one needs `postgresUrl`. @default 1
+   */
+  workers?: number;
+  /** A PostgreSQL database to keep the mirror in instead of a SQLite file. */
+  postgresUrl?: string;
 }
 
 export interface ChaosResult {
@@ -35,7 +49,7 @@ export interface ChaosResult {
   /** Every order the service lists, with the mirror's copy and the service's own. */
   compared: { orderNumber: number; mirrored: MirroredOrder | undefined; served: unknown }[];
   hiddenInMirror: (MirroredOrder | undefined)[];
-  /** The outbox, straight from the SQLite file. */
+  /** The outbox, straight from the database. */
   outbox: { id: number; type: string; order_number: number; payload: string }[];
   /** Ids a named consumer read, in order, across the whole outbox. */
   consumed: number[];
@@ -45,6 +59,7 @@ export interface ChaosResult {
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const seed = options.seed ?? 11;
+  const workers = options.workers ?? 1;
   const dir = mkdtempSync(join(tmpdir(), "partner-orders-chaos-"));
   const path = join(dir, "orders.db");
   const sandbox = createSandbox({ clock: "manual", syncWaitMs: 0 });
@@ -52,40 +67,47 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   sandbox.webhooks.register({ url: "https://partner.example/hooks", fetch: hooks.fetch });
   const world = createWorld(sandbox, { seed });
 
-  // The process dies: from then on every request of this client fails.
+  // The first process dies: from then on every request of its client fails.
   let killed = false;
   let crashing = false;
-  const client = new PartnerOrders({
-    baseUrl: sandbox.baseUrl,
-    ...sandbox.credentials,
-    clock: new FakeClock(), // retries and Retry-After waits cost no real time
-    maxRetries: 6,
-    fetch: async (input, init) => {
-      const request = new Request(input, init);
-      const url = new URL(request.url);
-      // Dies as it asks for a sweep's second page (the first page, retries included, goes through).
-      if (crashing && url.pathname === "/v1/orders" && url.searchParams.has("cursor"))
-        killed = true;
-      if (killed) throw new TypeError("fetch failed");
-      return sandbox.fetch(request);
-    },
-  });
-  const start = () =>
+  const client = (dies: boolean) =>
+    new PartnerOrders({
+      baseUrl: sandbox.baseUrl,
+      ...sandbox.credentials,
+      clock: new FakeClock(), // retries and Retry-After waits cost no real time
+      maxRetries: 6,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        const url = new URL(request.url);
+        if (dies) {
+          // Dies as it asks for a sweep's second page (the first page, retries included, goes through).
+          if (crashing && url.pathname === "/v1/orders" && url.searchParams.has("cursor"))
+            killed = true;
+          if (killed) throw new TypeError("fetch failed");
+        }
+        return sandbox.fetch(request);
+      },
+    });
+  const store = (): MirrorStore =>
+    options.postgresUrl ? postgresStore(options.postgresUrl) : sqliteStore(path);
+  const start = (index: number) =>
     new OrderMirror({
-      client,
-      store: sqliteStore(path),
+      client: client(index === 0),
+      store: store(),
       clock: sandbox.clock,
       openOrderIntervalMs: options.stepMs,
       concurrency: 4,
     });
-  let mirror = start();
+  const mirrors = Array.from({ length: workers }, (_, i) => start(i));
+  const syncAll = () => Promise.all(mirrors.map((m) => m.sync()));
+  let next = 0;
   const onEvent = (event: Parameters<OrderMirror["handleEvent"]>[0]) =>
-    mirror.handleEvent(event).catch(() => undefined); // a failed read: the polls find it later
+    (mirrors[next++ % workers] as OrderMirror).handleEvent(event).catch(() => undefined); // a failed read: the polls find it later
 
   let resumedWithCursor = false;
   try {
     await world.place(options.orders);
-    await mirror.sync();
+    await syncAll();
     const crashAt = Math.floor(options.steps * 0.4);
     for (let step = 0; step < options.steps; step++) {
       await world.step(options.changesPerStep);
@@ -100,7 +122,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
       if (step === crashAt) {
         crashing = true;
-        await mirror.sync().then(
+        // The first process takes the sweep (the others have nothing to sweep while it holds it).
+        await (mirrors[0] as OrderMirror).sync().then(
           () => {
             throw new Error("the mirror was to die in this sweep");
           },
@@ -108,37 +131,36 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         );
         killed = false;
         crashing = false;
-        mirror = start();
+        await (mirrors[0] as OrderMirror).close();
+        mirrors[0] = start(0);
         const before = sandbox.requests.length;
-        await mirror.sync();
+        await syncAll();
         const firstList = sandbox.requests.slice(before).find((r) => r.path === "/v1/orders");
         resumedWithCursor = firstList?.search.includes("cursor=") ?? false;
         continue;
       }
-      await mirror.sync();
+      await syncAll();
     }
 
     // Quiet again: what is left is found by the polls and sweeps, whatever the webhooks did.
     sandbox.faults.clear();
     for (let i = 0; i < 3; i++) {
       sandbox.clock.advance(options.stepMs);
-      await mirror.sync();
+      await syncAll();
     }
 
+    const mirror = mirrors[0] as OrderMirror;
+    const reader = client(false);
     const compared = [];
-    for (const orderNumber of await listed(client)) {
+    for (const orderNumber of await listed(reader)) {
       compared.push({
         orderNumber,
         mirrored: await mirror.get(orderNumber),
-        served: await truth(client, orderNumber),
+        served: await truth(reader, orderNumber),
       });
     }
     const hiddenInMirror = await Promise.all(world.history.hidden.map((n) => mirror.get(n)));
-    const db = new Database(path, { readonly: true });
-    const outbox = db
-      .prepare("SELECT id, type, order_number, payload FROM po_changes ORDER BY id")
-      .all() as ChaosResult["outbox"];
-    db.close();
+    const outbox = await readOutbox(options.postgresUrl ?? path);
 
     const consumed: number[] = [];
     const abort = new AbortController();
@@ -158,9 +180,29 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       requests: sandbox.requests.length,
     };
   } finally {
-    await mirror.close();
+    await Promise.all(mirrors.map((m) => m.close()));
     await sandbox.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function readOutbox(where: string): Promise<ChaosResult["outbox"]> {
+  const sql = "SELECT id, type, order_number, payload FROM po_changes ORDER BY id";
+  if (!where.startsWith("postgres")) {
+    const db = new Database(where, { readonly: true });
+    const rows = db.prepare(sql).all() as ChaosResult["outbox"];
+    db.close();
+    return rows;
+  }
+  const db = new pg.Client({ connectionString: where });
+  await db.connect();
+  try {
+    const { rows } = await db.query(
+      "SELECT id::int, type, order_number::int, payload FROM po_changes ORDER BY id",
+    );
+    return rows;
+  } finally {
+    await db.end();
   }
 }
 
