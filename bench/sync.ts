@@ -13,20 +13,32 @@
  * 3. Chaos: the test's chaos run at a larger size: missed and repeated changes (goal: 0 and 0).
  * 4. Throughput: a first sync over loopback HTTP into a SQLite file, and the store's share of the
  *    wall time (goal: under 10 %).
+ * 5. Fleet (PostgreSQL, started by the bench on loopback like the tests do): API requests per
+ *    simulated day for three run() workers sharing one mirror against one worker (goal: the same,
+ *    not three times as many), and the chaos run with three workers.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PartnerOrders } from "partner-orders";
-import { type Change, type MirrorStore, OrderMirror, sqliteStore } from "partner-orders/sync";
+import { type Clock, PartnerOrders } from "partner-orders";
+import {
+  type Change,
+  type MirrorStore,
+  OrderMirror,
+  postgresStore,
+  sqliteStore,
+} from "partner-orders/sync";
 import { createSandbox, createWorld, type Sandbox } from "partner-orders/testing";
+
 import { parseWebhook } from "partner-orders/webhooks";
 import { missedOrRepeated, runChaos } from "../test/support/chaos";
+import { startPostgres } from "../test/support/postgres";
 
 const ORDERS = Number(process.env.SYNC_ORDERS ?? 10_000);
 const CHAOS_ORDERS = Number(process.env.SYNC_CHAOS_ORDERS ?? 2_000);
 const CHAOS_DAYS = Number(process.env.SYNC_CHAOS_DAYS ?? 7);
 const THROUGHPUT = Number(process.env.SYNC_THROUGHPUT ?? 100_000);
+const FLEET_ORDERS = Number(process.env.SYNC_FLEET_ORDERS ?? 2_000);
 const MINUTE = 60_000;
 const OPEN_INTERVAL = 5 * MINUTE;
 const DAY = 24 * 60 * MINUTE;
@@ -62,22 +74,57 @@ const apiRequests = (sandbox: Sandbox) =>
     .filter(([route]) => !route.includes("oauth2"))
     .reduce((sum, [, n]) => sum + n, 0);
 
-/** Lets the mirror's run() loop work through what fell due: until no request came for a while. */
-async function idle(sandbox: Sandbox) {
+/**
+ * The sandbox's clock, counting the sleeps under way: when every loop of the mirror sleeps on it,
+ * the mirror has worked through what fell due and simulated time may move on. (Waiting for a quiet
+ * spell of requests instead would move time on while a store query is still under way.)
+ */
+function watched(clock: Clock) {
+  let sleeping = 0;
+  const wrapped: Clock = {
+    now: () => clock.now(),
+    monotonic: () => clock.monotonic(),
+    sleep: (ms, signal) => {
+      sleeping++;
+      return clock.sleep(ms, signal).finally(() => sleeping--);
+    },
+  };
+  return { clock: wrapped, sleeping: () => sleeping };
+}
+
+/** Lets the mirror's loops work through what fell due: until all of them sleep and no request comes. */
+async function idle(sandbox: Sandbox, asleep: () => boolean) {
   let seen = -1;
   let quiet = 0;
-  while (quiet < 200) {
+  while (quiet < 20) {
     await new Promise((resolve) => setImmediate(resolve));
     const now = sandbox.requests.length;
-    quiet = now === seen ? quiet + 1 : 0;
+    quiet = now === seen && asleep() ? quiet + 1 : 0;
     seen = now;
   }
 }
 
 /** Runs the mirror's run() loop over `days` of simulated time, one minute at a time. */
-async function simulate(options: { total: number; open: number; days: number; webhooks: boolean }) {
+async function simulate(options: {
+  total: number;
+  open: number;
+  days: number;
+  webhooks: boolean;
+  /** run() loops sharing one PostgreSQL mirror; without, one loop on an in-memory SQLite store. */
+  fleet?: { workers: number; postgresUrl: string };
+}) {
   const { sandbox, world, client } = await populated(options.total, options.open);
-  const mirror = new OrderMirror({ client, store: sqliteStore(":memory:"), clock: sandbox.clock });
+  const time = watched(sandbox.clock);
+  const make = () =>
+    new OrderMirror({
+      client,
+      store: options.fleet ? postgresStore(options.fleet.postgresUrl) : sqliteStore(":memory:"),
+      clock: time.clock,
+    });
+  const mirrors = Array.from({ length: options.fleet?.workers ?? 1 }, make);
+  // Every run() loop and the changes() loop below.
+  const asleep = () => time.sleeping() >= mirrors.length + 1;
+  const mirror = mirrors[0] as OrderMirror;
   if (options.webhooks) {
     sandbox.webhooks.register({
       url: "https://partner.example/hooks",
@@ -94,8 +141,8 @@ async function simulate(options: { total: number; open: number; days: number; we
   const watching = (async () => {
     for await (const change of mirror.changes({ signal: stop.signal })) changes.push(change);
   })();
-  const running = mirror.run({ signal: stop.signal });
-  await idle(sandbox);
+  const running = Promise.all(mirrors.map((m) => m.run({ signal: stop.signal })));
+  await idle(sandbox, asleep);
   // When each shipment shipped in the world, to measure how long the mirror took to report it.
   const shippedAt = new Map<string, number>();
   for (let minute = 0; minute < options.days * 24 * 60; minute++) {
@@ -107,7 +154,7 @@ async function simulate(options: { total: number; open: number; days: number; we
       await sandbox.webhooks.settled();
     }
     sandbox.clock.advance(MINUTE);
-    await idle(sandbox);
+    await idle(sandbox, asleep);
   }
   stop.abort();
   await running;
@@ -135,7 +182,7 @@ async function simulate(options: { total: number; open: number; days: number; we
     for await (const _ of client.orders.shipments(order.orderNumber, { limit: 50 })) void _;
   }
   const naivePerPass = apiRequests(sandbox);
-  await mirror.close();
+  await Promise.all(mirrors.map((m) => m.close()));
   await sandbox.close();
   return {
     perDay: requests / options.days,
@@ -217,6 +264,48 @@ const repeatedIds = chaos.consumed.length - new Set(chaos.consumed).size;
 progress(`throughput: first sync of ${THROUGHPUT} orders over loopback HTTP`);
 const first = await throughput(THROUGHPUT);
 
+progress(`fleet: ${FLEET_ORDERS} orders, one simulated day, one and three workers on PostgreSQL`);
+const postgres = await startPostgres();
+const onDatabase = async <T>(run: (url: string) => Promise<T>): Promise<T> => {
+  const database = await postgres.createDatabase();
+  try {
+    return await run(database.url);
+  } finally {
+    await database.drop();
+  }
+};
+const fleetOf = (workers: number) =>
+  onDatabase((postgresUrl) =>
+    simulate({
+      total: FLEET_ORDERS,
+      open: Math.round(FLEET_ORDERS * 0.02),
+      days: 1,
+      webhooks: true,
+      fleet: { workers, postgresUrl },
+    }),
+  );
+const one = await fleetOf(1);
+const three = await fleetOf(3);
+progress(`fleet chaos: ${CHAOS_ORDERS} orders, ${CHAOS_DAYS} simulated days, three workers`);
+const fleetChaos = await onDatabase((postgresUrl) =>
+  runChaos({
+    orders: CHAOS_ORDERS,
+    steps: CHAOS_DAYS * 96,
+    stepMs: 15 * MINUTE,
+    changesPerStep: 6,
+    workers: 3,
+    postgresUrl,
+  }),
+);
+await postgres.stop();
+const fleetWrong = missedOrRepeated(fleetChaos);
+const fleetMismatched = fleetChaos.compared.filter(
+  (c) =>
+    JSON.stringify(c.mirrored) !== JSON.stringify({ ...(c.served as object), unresolvable: false }),
+).length;
+const fleetRepeatedIds = fleetChaos.consumed.length - new Set(fleetChaos.consumed).size;
+const fleetRatio = three.perDay / one.perDay;
+
 const ratio = lost.naivePerDay / lost.perDay;
 const share = first.storeMs / first.wall;
 report("# Order mirror benchmark (`npm run bench:sync`)\n");
@@ -239,6 +328,12 @@ report(
 );
 report(
   `| throughput: first sync of ${THROUGHPUT} orders with items and shipments, loopback HTTP, SQLite file | ${(first.wall / 1000).toFixed(1)} s, ${first.report.requests} requests (${Math.round(first.report.requests / (first.wall / 1000))}/s); store ${(share * 100).toFixed(1)} % of wall time | store under 10 % | ${share < 0.1 ? "yes" : "no"} |`,
+);
+report(
+  `| fleet cost: API requests per simulated day, ${FLEET_ORDERS} orders, 2 % open, webhooks delivered, PostgreSQL | three workers ${Math.round(three.perDay)}, one worker ${Math.round(one.perDay)}: ${fleetRatio.toFixed(2)}x | the same (1.00x), not 3x | ${fleetRatio <= 1.1 ? "yes" : "no"} |`,
+);
+report(
+  `| fleet chaos: three workers on PostgreSQL, ${CHAOS_ORDERS} orders, ${CHAOS_DAYS} days, as above | ${fleetMismatched} orders differing, ${fleetWrong.length} changes missed or repeated, ${fleetRepeatedIds} change ids repeated, resumed at the stored cursor: ${fleetChaos.resumedWithCursor} | 0, 0, 0 | ${fleetMismatched + fleetWrong.length + fleetRepeatedIds === 0 && fleetChaos.resumedWithCursor ? "yes" : "no"} |`,
 );
 writeFileSync(new URL("./results-sync.md", import.meta.url), `${lines.join("\n")}\n`);
 progress("wrote bench/results-sync.md");
