@@ -20,6 +20,7 @@ import {
 } from "./core/options";
 import { type Answer, pollSubmission, type WaitOptions } from "./core/polling";
 import { Transport } from "./core/transport";
+import { withUserAgent } from "./core/user-agent";
 import { assertValid, checkSubmissionId, validateOrderRequest } from "./core/validation";
 import { type Clock, systemClock } from "./internal/clock";
 import { collect } from "./internal/collect";
@@ -276,10 +277,12 @@ function createFetch(
     // A custom fetch cannot carry the client certificate; dropping either silently would be worse.
     if (custom)
       throw new PartnerOrdersError("mtls and fetch cannot be combined: pass one of them.");
-    return mtls.fetch;
+    return withUserAgent(mtls.fetch);
   }
   // Looked up at call time, so request interceptors installed later (msw, nock) still apply.
-  return custom ? (request) => custom(request) : (request) => globalThis.fetch(request);
+  return withUserAgent(
+    custom ? (request) => custom(request) : (request) => globalThis.fetch(request),
+  );
 }
 
 function createTokenSource(
