@@ -1,7 +1,7 @@
 import { APIPromise, mapResult, type WithResponse } from "./core/api-promise";
 import { ClientCredentialsTokenSource, ProvidedTokenSource, type TokenSource } from "./core/auth";
 import { PartnerOrdersError, parseRetryAfter } from "./core/errors";
-import { createLog, type Log } from "./core/logger";
+import { type Log, resolveLog } from "./core/logger";
 import type {
   Order,
   OrderItem,
@@ -13,6 +13,7 @@ import type {
 import { type MtlsCertificateInfo, MtlsConnection } from "./core/mtls";
 import {
   type ClientOptions,
+  env,
   type MtlsOptions,
   type RequestOptions,
   type ResolvedOptions,
@@ -72,7 +73,7 @@ export class PartnerOrders {
   constructor(options: ClientOptions = {}) {
     this.#options = resolveOptions(options);
     this.#clock = options.clock ?? systemClock;
-    this.#log = createLog(options.logger, options.logLevel ?? "warn");
+    this.#log = resolveLog(options.logger, options.logLevel, env("PARTNER_ORDERS_LOG"));
     this.#mtls =
       this.#options.mtls && new MtlsConnection(this.#options.mtls, this.#clock, this.#log);
     const fetchFn = createFetch(options, this.#mtls);

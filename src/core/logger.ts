@@ -45,3 +45,27 @@ export function createLog(logger: Logger | undefined, level: LogLevel): Log {
     error: emit("error"),
   };
 }
+
+/**
+ * The client's log: `logLevel` when given, else the `PARTNER_ORDERS_LOG` environment variable
+ * (`envLevel`), else `"warn"`. Setting the variable asks to see lines, so with no `logger` they go to
+ * `console`. An unknown value is ignored with a warning rather than thrown: a typo in a logging
+ * setting must not stop a service from starting.
+ */
+export function resolveLog(
+  logger: Logger | undefined,
+  logLevel: LogLevel | undefined,
+  envLevel: string | undefined,
+): Log {
+  if (logLevel !== undefined || envLevel === undefined)
+    return createLog(logger, logLevel ?? "warn");
+  const wanted = envLevel.trim().toLowerCase();
+  const known = Object.hasOwn(rank, wanted);
+  const log = createLog(logger ?? console, known ? (wanted as LogLevel) : "warn");
+  if (!known) {
+    log.warn(
+      `PARTNER_ORDERS_LOG=${JSON.stringify(envLevel.slice(0, 40))} is not one of ${Object.keys(rank).join(", ")}; ignored, "warn" applies.`,
+    );
+  }
+  return log;
+}

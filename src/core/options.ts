@@ -90,13 +90,15 @@ export interface ClientOptions {
   /**
    * Where log lines go. They carry method, path, status, attempt and delay only: never a header,
    * body, token or secret.
-   * @default undefined (nothing is logged)
+   * @default undefined (nothing is logged), or `console` when `PARTNER_ORDERS_LOG` is set
    * @example console
    */
   logger?: Logger;
   /**
-   * The least severe level written to `logger`.
-   * @default "warn"
+   * The least severe level written to `logger`. When not given, the `PARTNER_ORDERS_LOG`
+   * environment variable (`debug`, `info`, `warn`, `error`, `off`) sets it, and its lines go to
+   * `console` if no `logger` is given; an unknown value is ignored with a warning.
+   * @default process.env.PARTNER_ORDERS_LOG, else "warn"
    */
   logLevel?: LogLevel;
   /**
@@ -152,7 +154,7 @@ export interface ResolvedOptions {
   rateLimitGate: RateLimitGate | undefined;
 }
 
-function env(name: string): string | undefined {
+export function env(name: string): string | undefined {
   // `process` may not exist on edge runtimes; read it defensively.
   const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
     ?.env?.[name];
