@@ -87,6 +87,7 @@ export class PartnerOrders {
       clock: this.#clock,
       log: this.#log,
       rateLimitGate: this.#options.rateLimitGate,
+      headers: this.#options.defaultHeaders,
     });
     this.orders = new Orders(this.#transport, this.#log, this.#clock);
     this.submissions = new Submissions(this.#transport, this.#clock);
@@ -178,14 +179,14 @@ export class PartnerOrders {
     options: WaitOptions,
   ): Promise<WithResponse<Submission>> {
     assertValid(validateOrderRequest(request), "order request");
-    const { signal, onPoll, maxRetries } = options;
+    const { signal, onPoll, maxRetries, headers } = options;
     const startedAt = this.#clock.monotonic();
     const deadline = startedAt + (options.timeoutMs ?? 120_000);
     let first: Answer;
     let location: string | null;
     try {
       const { data, response } = await this.#transport
-        .request<Submission>(submitOperation(request), { signal, maxRetries, deadline })
+        .request<Submission>(submitOperation(request), { signal, maxRetries, headers, deadline })
         .withResponse();
       first = {
         submission: data,
@@ -201,7 +202,7 @@ export class PartnerOrders {
     const last = await pollSubmission({
       first,
       poll: (until) =>
-        this.submissions.answer(submissionId, { signal, maxRetries, deadline: until }),
+        this.submissions.answer(submissionId, { signal, maxRetries, headers, deadline: until }),
       deadline,
       startedAt,
       clock: this.#clock,

@@ -2,6 +2,7 @@ import type { RateLimitGate } from "../fleet/rate-limit-gate";
 import type { TokenCache } from "../fleet/token-cache";
 import type { Clock } from "../internal/clock";
 import { PartnerOrdersError } from "./errors";
+import { resolveHeaders } from "./headers";
 import type { Logger, LogLevel } from "./logger";
 
 /** A client certificate for the mutual-TLS host (PEM strings or buffers). */
@@ -83,6 +84,15 @@ export interface ClientOptions {
    */
   timeoutMs?: number;
   /**
+   * Headers added to every API and MCP request of this client (not to the token request, which
+   * clients made by `withOptions` share). They cannot set `Authorization`, `Content-Type` or
+   * `Accept`, which the SDK owns: giving one throws `RequestValidationError` here. A
+   * `User-Agent` given follows the SDK's own.
+   * @default {}
+   * @example { "X-Correlation-Id": "checkout-7" }
+   */
+  defaultHeaders?: Record<string, string>;
+  /**
    * A `fetch` to use instead of the global one.
    * @default globalThis.fetch, looked up at call time (so interceptors installed later still apply)
    */
@@ -138,6 +148,13 @@ export interface RequestOptions {
    * @default the client's `maxRetries` (2)
    */
   maxRetries?: number;
+  /**
+   * Headers added to this call's requests, over the client's `defaultHeaders`. `Authorization`,
+   * `Content-Type` and `Accept` cannot be set: the call is then rejected with
+   * `RequestValidationError` and nothing is sent.
+   * @example { "X-Correlation-Id": "checkout-7" }
+   */
+  headers?: Record<string, string>;
 }
 
 export interface ResolvedOptions {
@@ -152,6 +169,8 @@ export interface ResolvedOptions {
   timeoutMs: number;
   tokenCache: TokenCache | undefined;
   rateLimitGate: RateLimitGate | undefined;
+  /** Checked, with lower-case names. */
+  defaultHeaders: Record<string, string>;
 }
 
 export function env(name: string): string | undefined {
@@ -234,5 +253,6 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     timeoutMs,
     tokenCache: options.tokenCache,
     rateLimitGate: options.rateLimitGate,
+    defaultHeaders: resolveHeaders(options.defaultHeaders),
   };
 }
