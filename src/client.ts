@@ -1,7 +1,7 @@
 import { APIPromise, mapResult, type WithResponse } from "./core/api-promise";
 import { ClientCredentialsTokenSource, ProvidedTokenSource, type TokenSource } from "./core/auth";
 import { PartnerOrdersError, parseRetryAfter } from "./core/errors";
-import { type Log, resolveLog } from "./core/logger";
+import { type ClientLog, createLog, type Log, resolveLog } from "./core/logger";
 import type {
   Order,
   OrderItem,
@@ -13,11 +13,14 @@ import type {
 import { type MtlsCertificateInfo, MtlsConnection } from "./core/mtls";
 import {
   type ClientOptions,
+  type ClientOverrides,
+  checkOverrides,
   env,
   type MtlsOptions,
   type RequestOptions,
   type ResolvedOptions,
   resolveOptions,
+  resolveTuning,
 } from "./core/options";
 import { type Answer, pollSubmission, type WaitOptions } from "./core/polling";
 import { Transport } from "./core/transport";
@@ -62,8 +65,8 @@ export class PartnerOrders {
   readonly #options: ResolvedOptions;
   readonly #transport: Transport;
   readonly #clock: Clock;
-  readonly #log: Log;
-  readonly #mtls: MtlsConnection | undefined;
+  readonly #log: ClientLog;
+  readonly #connection: Connection;
   #mcp: Promise<McpClient> | undefined;
 
   /**
@@ -71,13 +74,28 @@ export class PartnerOrders {
    * throws {@link PartnerOrdersError} here), then sends nothing until the first call.
    */
   constructor(options: ClientOptions = {}) {
-    this.#options = resolveOptions(options);
-    this.#clock = options.clock ?? systemClock;
-    this.#log = resolveLog(options.logger, options.logLevel, env("PARTNER_ORDERS_LOG"));
-    this.#mtls =
-      this.#options.mtls && new MtlsConnection(this.#options.mtls, this.#clock, this.#log);
-    const fetchFn = createFetch(options, this.#mtls);
-    const tokens = createTokenSource(this.#options, fetchFn, this.#clock, this.#log);
+    const parent = derivingFrom;
+    derivingFrom = undefined;
+    if (parent) {
+      // withOptions(): the parent's connection, credential and token cache, some options changed.
+      this.#options = { ...parent.#options, ...resolveTuning(options, parent.#options) };
+      this.#clock = parent.#clock;
+      this.#log =
+        options.logger === undefined && options.logLevel === undefined
+          ? parent.#log
+          : createLog(options.logger ?? parent.#log.logger, options.logLevel ?? parent.#log.level);
+      this.#connection = parent.#connection;
+    } else {
+      this.#options = resolveOptions(options);
+      this.#clock = options.clock ?? systemClock;
+      this.#log = resolveLog(options.logger, options.logLevel, env("PARTNER_ORDERS_LOG"));
+      const mtls =
+        this.#options.mtls && new MtlsConnection(this.#options.mtls, this.#clock, this.#log);
+      const fetch = createFetch(options, mtls);
+      const tokens = createTokenSource(this.#options, fetch, this.#clock, this.#log);
+      this.#connection = { mtls, fetch, tokens };
+    }
+    const { fetch: fetchFn, tokens } = this.#connection;
     this.#transport = new Transport({
       baseUrl: this.#options.baseUrl,
       fetch: fetchFn,
@@ -99,6 +117,25 @@ export class PartnerOrders {
       this.#options.baseUrl,
       createMcpFetch(fetchFn, tokens, this.#options, this.#clock, this.#log),
     );
+  }
+
+  /**
+   * A client with some options changed that shares this one's connection: the same `fetch` (or
+   * client certificate), the same credential and the same token cache, so tokens are requested once
+   * for both (one request in flight at a time). Options not given keep this client's values;
+   * `defaultHeaders` given are added to this client's. This client is left as it is.
+   *
+   * @example
+   * const background = client.withOptions({ maxRetries: 5, timeoutMs: 60_000, logLevel: "info" });
+   */
+  withOptions(overrides: ClientOverrides): PartnerOrders {
+    checkOverrides(overrides);
+    derivingFrom = this;
+    try {
+      return new PartnerOrders(overrides);
+    } finally {
+      derivingFrom = undefined;
+    }
   }
 
   /**
@@ -134,12 +171,13 @@ export class PartnerOrders {
    * await client.setMtlsCertificate({ cert: newCertPem, key: newKeyPem });
    */
   setMtlsCertificate(material: MtlsOptions): Promise<MtlsCertificateInfo> {
-    if (!this.#mtls) {
+    const { mtls } = this.#connection;
+    if (!mtls) {
       return Promise.reject(
         new PartnerOrdersError("setMtlsCertificate() needs a client created with { mtls }."),
       );
     }
-    return this.#mtls.replace(material);
+    return mtls.replace(material);
   }
 
   /** The credential's partner, granted sites, auth method and effective scopes. A good first call. */
@@ -269,6 +307,19 @@ export class PartnerOrders {
     return id;
   }
 }
+
+/** What clients made by `withOptions` share with the one they came from. */
+interface Connection {
+  mtls: MtlsConnection | undefined;
+  fetch: (request: Request) => Promise<Response>;
+  tokens: TokenSource | undefined;
+}
+
+/**
+ * The client `withOptions` is deriving from, handed to the constructor it calls synchronously, so
+ * the public constructor keeps its one argument.
+ */
+let derivingFrom: PartnerOrders | undefined;
 
 function createFetch(
   options: ClientOptions,

@@ -28,8 +28,15 @@ export interface Log {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-export function createLog(logger: Logger | undefined, level: LogLevel): Log {
+/** A {@link Log} that tells what it writes to, so `withOptions` can derive another from it. */
+export interface ClientLog extends Log {
+  readonly logger: Logger | undefined;
+  readonly level: LogLevel;
+}
+
+export function createLog(logger: Logger | undefined, level: LogLevel): ClientLog {
   const threshold = rank[level] ?? rank.warn;
+  const effective: LogLevel = Object.hasOwn(rank, level) ? level : "warn";
   const emit =
     (name: Exclude<LogLevel, "off">) => (message: string, fields?: Record<string, unknown>) => {
       if (!logger || rank[name] < threshold) return;
@@ -38,6 +45,8 @@ export function createLog(logger: Logger | undefined, level: LogLevel): Log {
       else logger[name](line);
     };
   return {
+    logger,
+    level: effective,
     enabled: (name) => logger !== undefined && rank[name] >= threshold,
     debug: emit("debug"),
     info: emit("info"),
@@ -56,7 +65,7 @@ export function resolveLog(
   logger: Logger | undefined,
   logLevel: LogLevel | undefined,
   envLevel: string | undefined,
-): Log {
+): ClientLog {
   if (logLevel !== undefined || envLevel === undefined)
     return createLog(logger, logLevel ?? "warn");
   const wanted = envLevel.trim().toLowerCase();

@@ -134,6 +134,18 @@ export interface ClientOptions {
   clock?: Clock;
 }
 
+/**
+ * What `client.withOptions()` can change. The new client shares the original's connection, credential
+ * and token cache; `defaultHeaders` given are added to the original's, the others replace its values.
+ *
+ * @example
+ * const patient = client.withOptions({ maxRetries: 5, timeoutMs: 60_000 });
+ */
+export type ClientOverrides = Pick<
+  ClientOptions,
+  "maxRetries" | "timeoutMs" | "logger" | "logLevel" | "defaultHeaders"
+>;
+
 /** Options every call takes last. */
 export interface RequestOptions {
   /** Aborts the call, its retries and their sleeps; the call then throws `APIUserAbortError`. */
@@ -233,11 +245,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     fail("mtls is a credential of its own: do not combine it with accessToken or clientSecret.");
   }
 
-  const maxRetries = options.maxRetries ?? 2;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0)
-    fail("maxRetries must be a whole number >= 0.");
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) fail("timeoutMs must be a positive number.");
+  const tuning = resolveTuning(options, defaultTuning);
 
   return {
     baseUrl,
@@ -249,10 +257,42 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     tokenEndpointAuth: options.tokenEndpointAuth ?? "client_secret_basic",
     accessToken: options.accessToken,
     mtls: options.mtls,
-    maxRetries,
-    timeoutMs,
+    ...tuning,
     tokenCache: options.tokenCache,
     rateLimitGate: options.rateLimitGate,
-    defaultHeaders: resolveHeaders(options.defaultHeaders),
   };
+}
+
+/** What a client made by `withOptions` may set differently from the one it came from. */
+type Tuning = Pick<ResolvedOptions, "maxRetries" | "timeoutMs" | "defaultHeaders">;
+
+const defaultTuning: Tuning = { maxRetries: 2, timeoutMs: 30_000, defaultHeaders: {} };
+
+/** `options` over `base`, checked: `defaultHeaders` are added to the base's, the rest replace. */
+export function resolveTuning(options: ClientOverrides, base: Tuning): Tuning {
+  const maxRetries = options.maxRetries ?? base.maxRetries;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0)
+    fail("maxRetries must be a whole number >= 0.");
+  const timeoutMs = options.timeoutMs ?? base.timeoutMs;
+  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) fail("timeoutMs must be a positive number.");
+  const added = resolveHeaders(options.defaultHeaders);
+  const defaultHeaders = options.defaultHeaders
+    ? { ...base.defaultHeaders, ...added }
+    : base.defaultHeaders;
+  return { maxRetries, timeoutMs, defaultHeaders };
+}
+
+const overridable = ["maxRetries", "timeoutMs", "logger", "logLevel", "defaultHeaders"] as const;
+
+/** Refuses, for callers without types, an option `withOptions` cannot change. */
+export function checkOverrides(overrides: object): void {
+  const fixed = Object.keys(overrides).filter(
+    (key) => !(overridable as readonly string[]).includes(key),
+  );
+  if (fixed.length) {
+    fail(
+      `withOptions() changes only ${overridable.join(", ")}; ${fixed.join(", ")} belong to the ` +
+        "connection it shares: create a new PartnerOrders for those.",
+    );
+  }
 }
