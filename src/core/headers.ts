@@ -6,27 +6,24 @@ import { RequestValidationError, type Violation } from "./errors";
  * dropped: a header that silently never leaves hides a bug, and a logged warning goes nowhere
  * when no logger is set. `User-Agent` is not here: one given follows the SDK's own.
  */
-const ownedHeaders: Record<string, string> = {
-  authorization:
-    "is set by the SDK from the client's credential; pass { accessToken } for a token you manage",
-  "content-type": "is set by the SDK for the body it sends",
-  accept: "is set by the SDK, which reads the answers it asks for",
-};
+const ownedHeaders = ["authorization", "content-type", "accept"];
 
 /** What is wrong with headers given as `defaultHeaders` or a call's `headers`; never their values. */
 export function headerViolations(headers: unknown, path: string): Violation[] {
   if (headers === undefined) return [];
   if (typeof headers !== "object" || headers === null || Array.isArray(headers)) {
-    return [{ path, message: "must be an object of header names to string values" }];
+    return [{ path, message: "must map header names to strings" }];
   }
   const violations: Violation[] = [];
   for (const [name, value] of Object.entries(headers)) {
     const at = `${path}[${JSON.stringify(name)}]`;
     const lower = name.toLowerCase();
-    if (Object.hasOwn(ownedHeaders, lower)) {
-      violations.push({ path: at, message: `cannot be set: ${name} ${ownedHeaders[lower]}` });
+    if (ownedHeaders.includes(lower)) {
+      const hint =
+        lower === "authorization" ? " from the credential (pass { accessToken } for your own)" : "";
+      violations.push({ path: at, message: `cannot be set: the SDK sets it${hint}` });
     } else if (typeof value !== "string" || !isValidHeader(name, value)) {
-      violations.push({ path: at, message: "is not a valid HTTP header name with a string value" });
+      violations.push({ path: at, message: "is not a valid header with a string value" });
     }
   }
   return violations;

@@ -290,9 +290,6 @@ export function checkOverrides(overrides: object): void {
     (key) => !(overridable as readonly string[]).includes(key),
   );
   if (fixed.length) {
-    fail(
-      `withOptions() changes only ${overridable.join(", ")}; ${fixed.join(", ")} belong to the ` +
-        "connection it shares: create a new PartnerOrders for those.",
-    );
+    fail(`withOptions() cannot change ${fixed.join(", ")}: create a new PartnerOrders for that.`);
   }
 }
