@@ -1,4 +1,8 @@
+import { readFileSync } from "node:fs";
 import { defineConfig } from "tsup";
+
+// The version every request's User-Agent names, written into the build (src/core/user-agent.ts).
+const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
 
 export default defineConfig({
   entry: {
@@ -26,4 +30,5 @@ export default defineConfig({
   // p-retry is ESM-only; bundling it (and its one dependency) keeps the CommonJS build working on
   // every Node 20 release, including those before require(esm).
   noExternal: ["p-retry", "is-network-error"],
+  define: { __PARTNER_ORDERS_VERSION__: JSON.stringify(version) },
 });

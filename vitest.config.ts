@@ -1,9 +1,14 @@
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 const src = (p: string) => fileURLToPath(new URL(`./src/${p}`, import.meta.url));
 
+const { version } = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8"));
+
 export default defineConfig({
+  // As in tsup.config.ts: tests run from source see the package's real version (User-Agent).
+  define: { __PARTNER_ORDERS_VERSION__: JSON.stringify(version) },
   resolve: {
     alias: [
       { find: /^partner-orders$/, replacement: src("index.ts") },

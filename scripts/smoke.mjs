@@ -86,6 +86,28 @@ try {
       );
     }
   }
+  // The version written into the build at build time: every request's User-Agent names it.
+  const agent = `partner-orders/${pkg.version} (node/${process.versions.node})`;
+  const sendsAgent =
+    'let ua; const c = new m.PartnerOrders({ baseUrl: "https://api.test", accessToken: "t", fetch: async (r) => { ua = r.headers.get("user-agent"); return new Response("{}"); } }); ' +
+    `await c.ping(); if (ua !== ${JSON.stringify(agent)}) { console.error("User-Agent: " + ua); process.exit(1); }`;
+  const agentWays = {
+    require: ["-e", `(async () => { const m = require("partner-orders"); ${sendsAgent} })()`],
+    import: [
+      "--input-type=module",
+      "-e",
+      `const m = await import("partner-orders"); ${sendsAgent}`,
+    ],
+  };
+  for (const [way, args] of Object.entries(agentWays)) {
+    try {
+      run(process.execPath, args);
+      console.log(`smoke: ${way} User-Agent ${agent} ok`);
+    } catch (error) {
+      failures++;
+      console.error(`smoke: ${way} User-Agent FAILED\n${error.stderr || error.message}`);
+    }
+  }
   // The bin a partner runs: `npx partner-orders sandbox` prints a base URL that answers /v1/ping.
   try {
     await checkSandboxCommand(join(dir, "node_modules", ".bin", "partner-orders"));

@@ -1,7 +1,7 @@
 import { APIPromise, mapResult, type WithResponse } from "./core/api-promise";
 import { ClientCredentialsTokenSource, ProvidedTokenSource, type TokenSource } from "./core/auth";
 import { PartnerOrdersError, parseRetryAfter } from "./core/errors";
-import { createLog, type Log } from "./core/logger";
+import { type ClientLog, createLog, type Log, resolveLog } from "./core/logger";
 import type {
   Order,
   OrderItem,
@@ -13,13 +13,18 @@ import type {
 import { type MtlsCertificateInfo, MtlsConnection } from "./core/mtls";
 import {
   type ClientOptions,
+  type ClientOverrides,
+  checkOverrides,
+  env,
   type MtlsOptions,
   type RequestOptions,
   type ResolvedOptions,
   resolveOptions,
+  resolveTuning,
 } from "./core/options";
 import { type Answer, pollSubmission, type WaitOptions } from "./core/polling";
 import { Transport } from "./core/transport";
+import { withUserAgent } from "./core/user-agent";
 import { assertValid, checkSubmissionId, validateOrderRequest } from "./core/validation";
 import { type Clock, systemClock } from "./internal/clock";
 import { collect } from "./internal/collect";
@@ -60,8 +65,8 @@ export class PartnerOrders {
   readonly #options: ResolvedOptions;
   readonly #transport: Transport;
   readonly #clock: Clock;
-  readonly #log: Log;
-  readonly #mtls: MtlsConnection | undefined;
+  readonly #log: ClientLog;
+  readonly #connection: Connection;
   #mcp: Promise<McpClient> | undefined;
 
   /**
@@ -69,13 +74,28 @@ export class PartnerOrders {
    * throws {@link PartnerOrdersError} here), then sends nothing until the first call.
    */
   constructor(options: ClientOptions = {}) {
-    this.#options = resolveOptions(options);
-    this.#clock = options.clock ?? systemClock;
-    this.#log = createLog(options.logger, options.logLevel ?? "warn");
-    this.#mtls =
-      this.#options.mtls && new MtlsConnection(this.#options.mtls, this.#clock, this.#log);
-    const fetchFn = createFetch(options, this.#mtls);
-    const tokens = createTokenSource(this.#options, fetchFn, this.#clock, this.#log);
+    const parent = derivingFrom;
+    derivingFrom = undefined;
+    if (parent) {
+      // withOptions(): the parent's connection, credential and token cache, some options changed.
+      this.#options = { ...parent.#options, ...resolveTuning(options, parent.#options) };
+      this.#clock = parent.#clock;
+      this.#log =
+        options.logger === undefined && options.logLevel === undefined
+          ? parent.#log
+          : createLog(options.logger ?? parent.#log.logger, options.logLevel ?? parent.#log.level);
+      this.#connection = parent.#connection;
+    } else {
+      this.#options = resolveOptions(options);
+      this.#clock = options.clock ?? systemClock;
+      this.#log = resolveLog(options.logger, options.logLevel, env("PARTNER_ORDERS_LOG"));
+      const mtls =
+        this.#options.mtls && new MtlsConnection(this.#options.mtls, this.#clock, this.#log);
+      const fetch = createFetch(options, mtls);
+      const tokens = createTokenSource(this.#options, fetch, this.#clock, this.#log);
+      this.#connection = { mtls, fetch, tokens };
+    }
+    const { fetch: fetchFn, tokens } = this.#connection;
     this.#transport = new Transport({
       baseUrl: this.#options.baseUrl,
       fetch: fetchFn,
@@ -85,6 +105,7 @@ export class PartnerOrders {
       clock: this.#clock,
       log: this.#log,
       rateLimitGate: this.#options.rateLimitGate,
+      headers: this.#options.defaultHeaders,
     });
     this.orders = new Orders(this.#transport, this.#log, this.#clock);
     this.submissions = new Submissions(this.#transport, this.#clock);
@@ -96,6 +117,25 @@ export class PartnerOrders {
       this.#options.baseUrl,
       createMcpFetch(fetchFn, tokens, this.#options, this.#clock, this.#log),
     );
+  }
+
+  /**
+   * A client with some options changed that shares this one's connection: the same `fetch` (or
+   * client certificate), the same credential and the same token cache, so tokens are requested once
+   * for both (one request in flight at a time). Options not given keep this client's values;
+   * `defaultHeaders` given are added to this client's. This client is left as it is.
+   *
+   * @example
+   * const background = client.withOptions({ maxRetries: 5, timeoutMs: 60_000, logLevel: "info" });
+   */
+  withOptions(overrides: ClientOverrides): PartnerOrders {
+    checkOverrides(overrides);
+    derivingFrom = this;
+    try {
+      return new PartnerOrders(overrides);
+    } finally {
+      derivingFrom = undefined;
+    }
   }
 
   /**
@@ -131,12 +171,13 @@ export class PartnerOrders {
    * await client.setMtlsCertificate({ cert: newCertPem, key: newKeyPem });
    */
   setMtlsCertificate(material: MtlsOptions): Promise<MtlsCertificateInfo> {
-    if (!this.#mtls) {
+    const { mtls } = this.#connection;
+    if (!mtls) {
       return Promise.reject(
         new PartnerOrdersError("setMtlsCertificate() needs a client created with { mtls }."),
       );
     }
-    return this.#mtls.replace(material);
+    return mtls.replace(material);
   }
 
   /** The credential's partner, granted sites, auth method and effective scopes. A good first call. */
@@ -176,14 +217,14 @@ export class PartnerOrders {
     options: WaitOptions,
   ): Promise<WithResponse<Submission>> {
     assertValid(validateOrderRequest(request), "order request");
-    const { signal, onPoll, maxRetries } = options;
+    const { signal, onPoll, maxRetries, headers } = options;
     const startedAt = this.#clock.monotonic();
     const deadline = startedAt + (options.timeoutMs ?? 120_000);
     let first: Answer;
     let location: string | null;
     try {
       const { data, response } = await this.#transport
-        .request<Submission>(submitOperation(request), { signal, maxRetries, deadline })
+        .request<Submission>(submitOperation(request), { signal, maxRetries, headers, deadline })
         .withResponse();
       first = {
         submission: data,
@@ -199,7 +240,7 @@ export class PartnerOrders {
     const last = await pollSubmission({
       first,
       poll: (until) =>
-        this.submissions.answer(submissionId, { signal, maxRetries, deadline: until }),
+        this.submissions.answer(submissionId, { signal, maxRetries, headers, deadline: until }),
       deadline,
       startedAt,
       clock: this.#clock,
@@ -267,6 +308,19 @@ export class PartnerOrders {
   }
 }
 
+/** What clients made by `withOptions` share with the one they came from. */
+interface Connection {
+  mtls: MtlsConnection | undefined;
+  fetch: (request: Request) => Promise<Response>;
+  tokens: TokenSource | undefined;
+}
+
+/**
+ * The client `withOptions` is deriving from, handed to the constructor it calls synchronously, so
+ * the public constructor keeps its one argument.
+ */
+let derivingFrom: PartnerOrders | undefined;
+
 function createFetch(
   options: ClientOptions,
   mtls: MtlsConnection | undefined,
@@ -276,10 +330,12 @@ function createFetch(
     // A custom fetch cannot carry the client certificate; dropping either silently would be worse.
     if (custom)
       throw new PartnerOrdersError("mtls and fetch cannot be combined: pass one of them.");
-    return mtls.fetch;
+    return withUserAgent(mtls.fetch);
   }
   // Looked up at call time, so request interceptors installed later (msw, nock) still apply.
-  return custom ? (request) => custom(request) : (request) => globalThis.fetch(request);
+  return withUserAgent(
+    custom ? (request) => custom(request) : (request) => globalThis.fetch(request),
+  );
 }
 
 function createTokenSource(

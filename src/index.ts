@@ -50,8 +50,8 @@ export { Decimal } from "./core/money";
 export type { MtlsCertificateInfo, MtlsCertificateReason } from "./core/mtls";
 // Mutual TLS: the certificate checks a client runs before first use.
 export { checkMtlsCertificate, MtlsCertificateError, mtlsPolicy } from "./core/mtls";
-export type { ClientOptions, MtlsOptions, RequestOptions } from "./core/options";
-export type { Page, Paginated } from "./core/pagination";
+export type { ClientOptions, ClientOverrides, MtlsOptions, RequestOptions } from "./core/options";
+export type { Page, Paginated, ToArrayOptions } from "./core/pagination";
 export type { WaitOptions } from "./core/polling";
 export type { Clock } from "./internal/clock";
 export type { OrderListParams, Orders, PageParams, SubmitResult } from "./resources/orders";

@@ -28,8 +28,15 @@ export interface Log {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-export function createLog(logger: Logger | undefined, level: LogLevel): Log {
+/** A {@link Log} that tells what it writes to, so `withOptions` can derive another from it. */
+export interface ClientLog extends Log {
+  readonly logger: Logger | undefined;
+  readonly level: LogLevel;
+}
+
+export function createLog(logger: Logger | undefined, level: LogLevel): ClientLog {
   const threshold = rank[level] ?? rank.warn;
+  const effective: LogLevel = Object.hasOwn(rank, level) ? level : "warn";
   const emit =
     (name: Exclude<LogLevel, "off">) => (message: string, fields?: Record<string, unknown>) => {
       if (!logger || rank[name] < threshold) return;
@@ -38,10 +45,36 @@ export function createLog(logger: Logger | undefined, level: LogLevel): Log {
       else logger[name](line);
     };
   return {
+    logger,
+    level: effective,
     enabled: (name) => logger !== undefined && rank[name] >= threshold,
     debug: emit("debug"),
     info: emit("info"),
     warn: emit("warn"),
     error: emit("error"),
   };
+}
+
+/**
+ * The client's log: `logLevel` when given, else the `PARTNER_ORDERS_LOG` environment variable
+ * (`envLevel`), else `"warn"`. Setting the variable asks to see lines, so with no `logger` they go to
+ * `console`. An unknown value is ignored with a warning rather than thrown: a typo in a logging
+ * setting must not stop a service from starting.
+ */
+export function resolveLog(
+  logger: Logger | undefined,
+  logLevel: LogLevel | undefined,
+  envLevel: string | undefined,
+): ClientLog {
+  if (logLevel !== undefined || envLevel === undefined)
+    return createLog(logger, logLevel ?? "warn");
+  const wanted = envLevel.trim().toLowerCase();
+  const known = Object.hasOwn(rank, wanted);
+  const log = createLog(logger ?? console, known ? (wanted as LogLevel) : "warn");
+  if (!known) {
+    log.warn(
+      `PARTNER_ORDERS_LOG=${JSON.stringify(envLevel.slice(0, 40))} is not one of ${Object.keys(rank).join(", ")}; ignored, "warn" applies.`,
+    );
+  }
+  return log;
 }

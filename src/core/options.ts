@@ -2,6 +2,7 @@ import type { RateLimitGate } from "../fleet/rate-limit-gate";
 import type { TokenCache } from "../fleet/token-cache";
 import type { Clock } from "../internal/clock";
 import { PartnerOrdersError } from "./errors";
+import { resolveHeaders } from "./headers";
 import type { Logger, LogLevel } from "./logger";
 
 /** A client certificate for the mutual-TLS host (PEM strings or buffers). */
@@ -83,6 +84,15 @@ export interface ClientOptions {
    */
   timeoutMs?: number;
   /**
+   * Headers added to every API and MCP request of this client (not to the token request, which
+   * clients made by `withOptions` share). They cannot set `Authorization`, `Content-Type` or
+   * `Accept`, which the SDK owns: giving one throws `RequestValidationError` here. A
+   * `User-Agent` given follows the SDK's own.
+   * @default {}
+   * @example { "X-Correlation-Id": "checkout-7" }
+   */
+  defaultHeaders?: Record<string, string>;
+  /**
    * A `fetch` to use instead of the global one.
    * @default globalThis.fetch, looked up at call time (so interceptors installed later still apply)
    */
@@ -90,13 +100,15 @@ export interface ClientOptions {
   /**
    * Where log lines go. They carry method, path, status, attempt and delay only: never a header,
    * body, token or secret.
-   * @default undefined (nothing is logged)
+   * @default undefined (nothing is logged), or `console` when `PARTNER_ORDERS_LOG` is set
    * @example console
    */
   logger?: Logger;
   /**
-   * The least severe level written to `logger`.
-   * @default "warn"
+   * The least severe level written to `logger`. When not given, the `PARTNER_ORDERS_LOG`
+   * environment variable (`debug`, `info`, `warn`, `error`, `off`) sets it, and its lines go to
+   * `console` if no `logger` is given; an unknown value is ignored with a warning.
+   * @default process.env.PARTNER_ORDERS_LOG, else "warn"
    */
   logLevel?: LogLevel;
   /**
@@ -122,6 +134,18 @@ export interface ClientOptions {
   clock?: Clock;
 }
 
+/**
+ * What `client.withOptions()` can change. The new client shares the original's connection, credential
+ * and token cache; `defaultHeaders` given are added to the original's, the others replace its values.
+ *
+ * @example
+ * const patient = client.withOptions({ maxRetries: 5, timeoutMs: 60_000 });
+ */
+export type ClientOverrides = Pick<
+  ClientOptions,
+  "maxRetries" | "timeoutMs" | "logger" | "logLevel" | "defaultHeaders"
+>;
+
 /** Options every call takes last. */
 export interface RequestOptions {
   /** Aborts the call, its retries and their sleeps; the call then throws `APIUserAbortError`. */
@@ -136,6 +160,13 @@ export interface RequestOptions {
    * @default the client's `maxRetries` (2)
    */
   maxRetries?: number;
+  /**
+   * Headers added to this call's requests, over the client's `defaultHeaders`. `Authorization`,
+   * `Content-Type` and `Accept` cannot be set: the call is then rejected with
+   * `RequestValidationError` and nothing is sent.
+   * @example { "X-Correlation-Id": "checkout-7" }
+   */
+  headers?: Record<string, string>;
 }
 
 export interface ResolvedOptions {
@@ -150,9 +181,11 @@ export interface ResolvedOptions {
   timeoutMs: number;
   tokenCache: TokenCache | undefined;
   rateLimitGate: RateLimitGate | undefined;
+  /** Checked, with lower-case names. */
+  defaultHeaders: Record<string, string>;
 }
 
-function env(name: string): string | undefined {
+export function env(name: string): string | undefined {
   // `process` may not exist on edge runtimes; read it defensively.
   const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
     ?.env?.[name];
@@ -212,11 +245,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     fail("mtls is a credential of its own: do not combine it with accessToken or clientSecret.");
   }
 
-  const maxRetries = options.maxRetries ?? 2;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0)
-    fail("maxRetries must be a whole number >= 0.");
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) fail("timeoutMs must be a positive number.");
+  const tuning = resolveTuning(options, defaultTuning);
 
   return {
     baseUrl,
@@ -228,9 +257,39 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     tokenEndpointAuth: options.tokenEndpointAuth ?? "client_secret_basic",
     accessToken: options.accessToken,
     mtls: options.mtls,
-    maxRetries,
-    timeoutMs,
+    ...tuning,
     tokenCache: options.tokenCache,
     rateLimitGate: options.rateLimitGate,
   };
+}
+
+/** What a client made by `withOptions` may set differently from the one it came from. */
+type Tuning = Pick<ResolvedOptions, "maxRetries" | "timeoutMs" | "defaultHeaders">;
+
+const defaultTuning: Tuning = { maxRetries: 2, timeoutMs: 30_000, defaultHeaders: {} };
+
+/** `options` over `base`, checked: `defaultHeaders` are added to the base's, the rest replace. */
+export function resolveTuning(options: ClientOverrides, base: Tuning): Tuning {
+  const maxRetries = options.maxRetries ?? base.maxRetries;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0)
+    fail("maxRetries must be a whole number >= 0.");
+  const timeoutMs = options.timeoutMs ?? base.timeoutMs;
+  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) fail("timeoutMs must be a positive number.");
+  const added = resolveHeaders(options.defaultHeaders);
+  const defaultHeaders = options.defaultHeaders
+    ? { ...base.defaultHeaders, ...added }
+    : base.defaultHeaders;
+  return { maxRetries, timeoutMs, defaultHeaders };
+}
+
+const overridable = ["maxRetries", "timeoutMs", "logger", "logLevel", "defaultHeaders"] as const;
+
+/** Refuses, for callers without types, an option `withOptions` cannot change. */
+export function checkOverrides(overrides: object): void {
+  const fixed = Object.keys(overrides).filter(
+    (key) => !(overridable as readonly string[]).includes(key),
+  );
+  if (fixed.length) {
+    fail(`withOptions() cannot change ${fixed.join(", ")}: create a new PartnerOrders for that.`);
+  }
 }

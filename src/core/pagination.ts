@@ -22,6 +22,17 @@ export interface Page<T> {
   getNextPage(): Promise<Page<T>>;
 }
 
+/** Options of {@link Paginated.toArray}. */
+export interface ToArrayOptions {
+  /**
+   * The most items collected; a longer list throws instead of filling memory.
+   * @default 10000
+   */
+  max?: number;
+}
+
+const defaultToArrayMax = 10_000;
+
 /**
  * A paginated list (API document, "Pagination convention"). `await` it for the first page,
  * `for await` it for every item of every page, or iterate `.pages()`. A page is fetched only when the
@@ -85,6 +96,33 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
    */
   async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
     for await (const page of this.pages()) yield* page.data;
+  }
+
+  /**
+   * Every item of every page, in one array. A list longer than `max` throws a
+   * {@link PartnerOrdersError} as soon as item `max + 1` is seen, instead of filling memory: no
+   * later page is fetched. For lists of any length, `for await` keeps memory constant.
+   *
+   * @example
+   * const orders = await client.orders.list({ siteId: 12 }).toArray({ max: 500 });
+   */
+  async toArray(options: ToArrayOptions = {}): Promise<T[]> {
+    const max = options.max ?? defaultToArrayMax;
+    if (!(max === Number.POSITIVE_INFINITY || (Number.isInteger(max) && max >= 0))) {
+      throw new PartnerOrdersError("toArray({ max }) takes a whole number >= 0, or Infinity.");
+    }
+    const items: T[] = [];
+    for await (const item of this) {
+      // Leaving the loop ends the walk: the page after this one is never asked for.
+      if (items.length >= max) {
+        throw new PartnerOrdersError(
+          `The list has more than ${max} items, the most toArray() collects; iterate it with ` +
+            "`for await` to keep memory constant, or pass a larger { max }.",
+        );
+      }
+      items.push(item);
+    }
+    return items;
   }
 
   async #fetch(cursor: string | undefined): Promise<PageData<T>> {

@@ -22,6 +22,11 @@ export interface WaitOptions {
    * @default the client's `maxRetries` (2)
    */
   maxRetries?: number;
+  /**
+   * Headers added to each request of the wait, over the client's `defaultHeaders`; as for any
+   * call, `Authorization`, `Content-Type` and `Accept` cannot be set.
+   */
+  headers?: Record<string, string>;
   /** Called with every submission state seen, the first answer included. */
   onPoll?: (submission: Submission) => void;
 }

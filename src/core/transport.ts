@@ -15,6 +15,7 @@ import {
   RequestValidationError,
   type Violation,
 } from "./errors";
+import { headerViolations, mergeHeaders } from "./headers";
 import type { Log } from "./logger";
 import { decodeBody } from "./money";
 import type { RequestOptions } from "./options";
@@ -63,6 +64,8 @@ export interface TransportConfig {
   clock: Clock;
   log: Log;
   rateLimitGate?: RateLimitGate | undefined;
+  /** The client's `defaultHeaders`, checked, with lower-case names. */
+  headers?: Record<string, string>;
 }
 
 /** Remembers which token a 401 answered, so only that one is dropped. */
@@ -87,8 +90,12 @@ export class Transport {
   }
 
   request<T>(operation: Operation, options: CallOptions = {}): APIPromise<T> {
-    if (operation.violations?.length) {
-      const error = new RequestValidationError(operation.violations, operation.what);
+    const violations = [
+      ...(operation.violations ?? []),
+      ...headerViolations(options.headers, "headers"),
+    ];
+    if (violations.length) {
+      const error = new RequestValidationError(violations, operation.what);
       return new APIPromise<T>(Promise.reject(error));
     }
     return new APIPromise(this.#run<T>(operation, options));
@@ -170,7 +177,11 @@ export class Transport {
           params: { path: operation.pathParams, query: operation.query },
           body,
           parseAs: "text",
-          headers: token ? { authorization: `Bearer ${token}`, accept: "application/json" } : {},
+          headers: {
+            // The partner's first: the headers the SDK owns are refused there (core/headers.ts).
+            ...mergeHeaders(this.#config.headers ?? {}, options.headers),
+            ...(token ? { authorization: `Bearer ${token}`, accept: "application/json" } : {}),
+          },
           signal: timeout.signal,
           // Never follow a redirect: credentials must not leave the configured origin (API.md, Safety).
           redirect: "manual",

@@ -45,6 +45,10 @@ export function createMcpFetch(
     const attempt = async (): Promise<Response> => {
       if (signal?.aborted) throw new APIUserAbortError();
       const headers = new Headers(init.headers);
+      // The client's defaultHeaders, under what the MCP SDK set (its Accept, session headers).
+      for (const [name, value] of Object.entries(options.defaultHeaders)) {
+        if (!headers.has(name)) headers.set(name, value);
+      }
       const token = tokens ? await tokens.get(signal) : undefined;
       if (token) headers.set("authorization", `Bearer ${token}`);
       let response: Response;

@@ -76,11 +76,11 @@ export class Submissions {
 
   async #wait(submissionId: string, options: WaitOptions): Promise<WithResponse<Submission>> {
     assertValid(checkSubmissionId(submissionId), "submissionId");
-    const { signal, maxRetries } = options;
+    const { signal, maxRetries, headers } = options;
     const startedAt = this.clock.monotonic();
     const deadline = startedAt + (options.timeoutMs ?? 120_000);
     const poll = (until: number) =>
-      this.answer(submissionId, { signal, maxRetries, deadline: until });
+      this.answer(submissionId, { signal, maxRetries, headers, deadline: until });
     let first: Answer;
     try {
       first = await poll(deadline);

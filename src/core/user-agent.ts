@@ -1,0 +1,60 @@
+/**
+ * The package version, written in at build time from package.json (tsup's and vitest's `define`),
+ * so no JSON is imported at run time. Source run without either (tsx) says "0.0.0-dev".
+ */
+declare const __PARTNER_ORDERS_VERSION__: string | undefined;
+
+export const sdkVersion: string =
+  typeof __PARTNER_ORDERS_VERSION__ === "string" ? __PARTNER_ORDERS_VERSION__ : "0.0.0-dev";
+
+/** The globals a runtime is recognised by; a parameter so tests can play any runtime. */
+export interface RuntimeGlobals {
+  Bun?: { version?: string };
+  Deno?: { version?: { deno?: string } };
+  process?: { versions?: { node?: string } };
+  window?: unknown;
+  document?: unknown;
+}
+
+/**
+ * `node/20.11.1`, `bun/1.1.0`, `deno/2.0.0` or `unknown`. Bun and Deno are asked first: both also
+ * fill `process.versions.node` for compatibility.
+ */
+export function detectRuntime(g: RuntimeGlobals = globalThis as RuntimeGlobals): string {
+  if (typeof g.Bun?.version === "string") return `bun/${g.Bun.version}`;
+  if (typeof g.Deno?.version?.deno === "string") return `deno/${g.Deno.version.deno}`;
+  const node = g.process?.versions?.node;
+  if (typeof node === "string") return `node/${node}`;
+  return "unknown";
+}
+
+/**
+ * `partner-orders/<version> (<runtime>/<version>)`, or undefined in a browser: there the browser
+ * sends its own, and a cross-origin request setting User-Agent would need a CORS preflight the
+ * service may not answer.
+ */
+export function userAgent(g: RuntimeGlobals = globalThis as RuntimeGlobals): string | undefined {
+  if (g.window !== undefined && g.document !== undefined) return undefined;
+  return `partner-orders/${sdkVersion} (${detectRuntime(g)})`;
+}
+
+type Fetch = (request: Request) => Promise<Response>;
+
+/**
+ * `fetchFn` with the SDK's User-Agent on every request: API calls, the token request and MCP, as
+ * they all go through it. A User-Agent already on the request (the partner's `headers` or
+ * `defaultHeaders`) follows the SDK's, which comes first. A runtime that refuses the header gets the
+ * request without it, never a failure.
+ */
+export function withUserAgent(fetchFn: Fetch, agent: string | undefined = userAgent()): Fetch {
+  if (agent === undefined) return fetchFn;
+  return (request) => {
+    try {
+      const given = request.headers.get("user-agent");
+      request.headers.set("user-agent", given ? `${agent} ${given}` : agent);
+    } catch {
+      // Immutable headers or a forbidden name on this runtime: send the request as it is.
+    }
+    return fetchFn(request);
+  };
+}
