@@ -20,7 +20,7 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["test/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,

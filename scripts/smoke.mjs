@@ -4,7 +4,7 @@
 // test run inside the repository hides: a file missing from "files", a broken exports map, a
 // CommonJS build that cannot load an ESM-only dependency, an optional peer loaded too early.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -107,6 +107,18 @@ try {
       failures++;
       console.error(`smoke: ${way} User-Agent FAILED\n${error.stderr || error.message}`);
     }
+  }
+  // examples/commonjs.cjs as a partner would run it: require() of the installed package and its
+  // testing subpath, a sandbox, a list of orders, one line printed.
+  try {
+    copyFileSync("examples/commonjs.cjs", join(dir, "commonjs.cjs"));
+    const out = run(process.execPath, ["commonjs.cjs"]);
+    if (!/^\d+ orders on site \d+; first #\d+ /.test(out))
+      throw new Error(`unexpected output: ${out}`);
+    console.log(`smoke: node examples/commonjs.cjs ok (${out.trim()})`);
+  } catch (error) {
+    failures++;
+    console.error(`smoke: node examples/commonjs.cjs FAILED\n${error.stderr || error.message}`);
   }
   // The bin a partner runs: `npx partner-orders sandbox` prints a base URL that answers /v1/ping.
   try {

@@ -244,12 +244,96 @@ describe("code catalog", () => {
     },
   );
 
-  it.each(
-    operations.map((o) => String(o.operation.operationId)).filter((id) => id !== "createToken"),
-  )("%s describes the edge firewall's bodiless 403", (id) => {
-    const forbidden = at(["paths", ...pathOf(id), "responses", "403"]) as Json;
-    expect(String(forbidden.description)).toMatch(/edge firewall/i);
+  // The edge firewall can answer any call on the API host, the token endpoint included, with a
+  // 403 that has no body (API document, Errors rule 2): no operation may require a 403 body.
+  it.each(operations.map((o) => String(o.operation.operationId)))(
+    "%s describes the edge firewall's bodiless 403",
+    (id) => {
+      const forbidden = at(["paths", ...pathOf(id), "responses", "403"]) as Json;
+      expect(forbidden, `${id}: no 403 declared`).toBeDefined();
+      expect(String(forbidden.description)).toMatch(/edge firewall/i);
+      expect(forbidden["x-edge-firewall"]).toBe(true);
+      if (forbidden.content !== undefined) {
+        // A problem-document 403 (insufficient_scope) must still allow the bodiless one.
+        expect(forbidden["x-body-optional"], `${id}: 403 body declared as always present`).toBe(
+          true,
+        );
+        expect(String(forbidden.description)).toMatch(/body is absent/);
+      }
+    },
+  );
+});
+
+describe("POST /v1/mcp", () => {
+  // MCP Streamable HTTP: a POST whose Accept lacks application/json or text/event-stream is 406.
+  it("declares the transport's 406 for a missing Accept: application/json, text/event-stream", () => {
+    const notAcceptable = at(["paths", ...pathOf("mcp"), "responses", "406"]) as Json;
+    expect(notAcceptable, "406 is missing").toBeDefined();
+    expect(String(notAcceptable.description)).toMatch(/application\/json.*text\/event-stream/s);
+    expect(
+      at(["paths", ...pathOf("mcp"), "responses", "406", "content", "application/json"]),
+    ).toBeDefined();
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Money and decimals: a spec-driven mock serves each field's example, so every one has a
+// realistic example that its own schema accepts (never the placeholder "string").
+// ---------------------------------------------------------------------------------------------
+
+/** [schema.property, property schema] for every x-money / x-decimal property of the components. */
+function decimalFields(): [string, Json][] {
+  const found: [string, Json][] = [];
+  const visit = (name: string, node: unknown) => {
+    if (!isObject(node)) return;
+    for (const [key, prop] of Object.entries((node.properties ?? {}) as Json)) {
+      if (!isObject(prop)) continue;
+      if (prop["x-money"] === true || prop["x-decimal"] === true)
+        found.push([`${name}.${key}`, prop]);
+      visit(`${name}.${key}`, prop);
+    }
+    if (isObject(node.items)) visit(`${name}[]`, node.items);
+  };
+  for (const [name, schema] of Object.entries((spec.components as Json).schemas as Json))
+    visit(name, schema);
+  return found;
+}
+
+describe("money and decimal fields", () => {
+  const fields = decimalFields();
+  it("are found in the spec", () => {
+    expect(fields.length).toBeGreaterThanOrEqual(12);
+  });
+
+  it.each(fields)("%s has examples its own schema accepts", (_name, prop) => {
+    const examples = prop.examples as unknown[];
+    expect(Array.isArray(examples) && examples.length > 0, "no examples").toBe(true);
+    const types = [prop.type].flat();
+    for (const example of examples) {
+      if (types.includes("number")) {
+        expect(typeof example).toBe("number");
+        continue;
+      }
+      expect(typeof example).toBe("string");
+      expect(example).not.toBe("string");
+      expect(example).toMatch(new RegExp(String(prop.pattern)));
+    }
+  });
+
+  // "Each is a decimal amount encoded as a string (10 fractional digits ...)" (API document,
+  // OrderTotals): the pattern says so, so a mock or a validator holds the service to it.
+  it.each(["item", "shipping", "tax", "order"])(
+    "OrderTotals.%s is text with exactly 10 fractional digits",
+    (total) => {
+      const pattern = new RegExp(
+        String(at(["components", "schemas", "OrderTotals", "properties", total, "pattern"])),
+      );
+      expect("805.2900000000").toMatch(pattern);
+      expect("-0.0000000001").toMatch(pattern);
+      for (const wrong of ["805.29", "805", "8.05e2", "805.29000000001", ""])
+        expect(wrong).not.toMatch(pattern);
+    },
+  );
 });
 
 function pathOf(id: string): [string, string] {

@@ -168,9 +168,9 @@ export class Transport {
     const started = log.enabled("debug") ? clock.monotonic() : 0;
     let token: string | undefined;
     let result: { data?: unknown; error?: unknown; response: Response };
-    try {
+    const exchange = (async () => {
       if (pendingToken) token = await untilAborted(pendingToken, timeout.signal);
-      result = await this.#http.request(
+      return this.#http.request(
         method.toLowerCase() as "get",
         operation.path as never,
         {
@@ -186,7 +186,12 @@ export class Transport {
           // Never follow a redirect: credentials must not leave the configured origin (API.md, Safety).
           redirect: "manual",
         } as never,
-      );
+      ) as Promise<{ data?: unknown; error?: unknown; response: Response }>;
+    })();
+    // A test clock (the sandbox's runAll) waits for the answer before it moves time on.
+    clock.track?.(exchange);
+    try {
+      result = await exchange;
     } catch (cause) {
       if (signal?.aborted) throw new APIUserAbortError();
       if (timeout.signal.aborted) {

@@ -53,7 +53,7 @@ export interface paths {
         put?: never;
         /**
          * MCP (Model Context Protocol) JSON-RPC endpoint
-         * @description A single JSON-RPC 2.0 endpoint using the MCP Streamable HTTP transport. `tools/list` returns only the tools the credential's scopes allow; `tools/call` runs the same logic and contract as the corresponding REST operation. Partner staff can also reach it with an interactive sign-in (Authorization Code with PKCE, `authMethod` `COGNITO_USER`).
+         * @description A single JSON-RPC 2.0 endpoint using the MCP Streamable HTTP transport. `tools/list` returns only the tools the credential's scopes allow; `tools/call` runs the same logic and contract as the corresponding REST operation. Partner staff can also reach it with an interactive sign-in (Authorization Code with PKCE, `authMethod` `COGNITO_USER`). As the Streamable HTTP transport requires, every POST sends `Accept: application/json, text/event-stream`; without both types the answer is 406.
          */
         post: operations["mcp"];
         delete?: never;
@@ -403,7 +403,10 @@ export interface components {
             orderNumber: number;
             /** @description Order status string. */
             status: string;
-            /** @description Order total AFTER adjustments. */
+            /**
+             * @description Order total AFTER adjustments.
+             * @example 62.45
+             */
             totalPrice: number;
             projectId: number;
             lines: components["schemas"]["SubmittedOrderLine"][];
@@ -414,9 +417,15 @@ export interface components {
             partnerLineId: string;
             /** @description Quantity produced for the line. */
             quantity: number;
-            /** @description Whole-line extended list amount before discounts and adjustments; same value as OrderItem.lineListTotal. Formerly named `unitPrice`. */
+            /**
+             * @description Whole-line extended list amount before discounts and adjustments; same value as OrderItem.lineListTotal. Formerly named `unitPrice`.
+             * @example 24.5
+             */
             lineListTotal: number;
-            /** @description Whole-line total before adjustments. On an adjusted line the lines do not sum to `totalPrice`; reconcile against the items endpoint. */
+            /**
+             * @description Whole-line total before adjustments. On an adjusted line the lines do not sum to `totalPrice`; reconcile against the items endpoint.
+             * @example 22.05
+             */
             lineTotalBeforeAdjustments: number;
         };
         /** @description A reason a submission failed (a different kind of code from the Problem `code`). */
@@ -508,9 +517,13 @@ export interface components {
         };
         /** @description Decimal amounts encoded as strings (10 fractional digits), or null when not computed. Null is not zero. */
         OrderTotals: {
+            /** @example 12.5000000000 */
             item: string | null;
+            /** @example 12.5000000000 */
             shipping: string | null;
+            /** @example 12.5000000000 */
             tax: string | null;
+            /** @example 12.5000000000 */
             order: string | null;
         };
         Order: {
@@ -552,9 +565,15 @@ export interface components {
             externalId: string | null;
             /** @description Quantity after any adjustment; the only quantity published. */
             quantity: number;
-            /** @description Whole-line extended list amount before discounts and adjustments; not per-unit. */
+            /**
+             * @description Whole-line extended list amount before discounts and adjustments; not per-unit.
+             * @example 24.50
+             */
             lineListTotal: string | null;
-            /** @description Whole-line final amount after discounts and adjustments; null means not priced. */
+            /**
+             * @description Whole-line final amount after discounts and adjustments; null means not priced.
+             * @example 22.05
+             */
             lineTotal: string | null;
             /** @description Line-level flag; an order can be partly shipped. */
             shipped: boolean;
@@ -644,7 +663,10 @@ export interface components {
             /** @description Null means no maximum. */
             maxQuantity: number | null;
             shippable: boolean;
-            /** @description Per-unit weight as a decimal string; null for POD. */
+            /**
+             * @description Per-unit weight as a decimal string; null for POD.
+             * @example 0.25
+             */
             weight: string | null;
             /**
              * Format: date-time
@@ -660,7 +682,10 @@ export interface components {
             inventoryTracked: boolean;
             minQuantity: number | null;
             maxQuantity: number | null;
-            /** @description Per-unit weight as a decimal string; null for POD. */
+            /**
+             * @description Per-unit weight as a decimal string; null for POD.
+             * @example 0.25
+             */
             weight: string | null;
         };
         ProductDetail: {
@@ -683,7 +708,10 @@ export interface components {
         Quote: {
             productId: components["schemas"]["ProductId"];
             quantity: number;
-            /** @description Site price after site markup and offering discount; never an individual customer's negotiated discount. */
+            /**
+             * @description Site price after site markup and offering discount; never an individual customer's negotiated discount.
+             * @example 49.9
+             */
             totalPrice: number;
             /** Format: date-time */
             createdOn: string;
@@ -833,7 +861,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A valid credential lacking the required scope (a problem document). The edge firewall may also answer 403 with no body and no requestId; that one is unrelated to scopes. */
+        /** @description A valid credential lacking the required scope (a problem document), or the edge firewall's 403 (per-IP rate rule or managed rule sets), which any call can meet: then the body is absent, with no content type and no requestId, and it is unrelated to scopes (API document, Errors rule 2). Read the body only when its content type is `application/problem+json`. */
         InsufficientScope: {
             headers: {
                 [name: string]: unknown;
@@ -842,7 +870,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The edge firewall (per-IP rate rule or managed rule sets) answered 403 without a problem document: no body to parse and no requestId. Unrelated to scopes. */
+        /** @description The edge firewall (per-IP rate rule or managed rule sets) answered 403 without a problem document: no body to parse and no requestId. Unrelated to scopes. Any call can meet it (API document, Errors rule 2), so every operation declares it. */
         EdgeFirewallForbidden: {
             headers: {
                 [name: string]: unknown;
@@ -961,6 +989,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
+            403: components["responses"]["EdgeFirewallForbidden"];
             /** @description The token endpoint's own rate limit, independent of the API's. Honour `Retry-After`. */
             429: {
                 headers: {
@@ -1025,6 +1054,15 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EdgeFirewallForbidden"];
+            /** @description The request's `Accept` header does not list both `application/json` and `text/event-stream`, as the MCP Streamable HTTP transport requires of every POST. The answer is the transport's JSON-RPC error (`id` null), not a problem document; send `Accept: application/json, text/event-stream` (the official MCP clients do). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

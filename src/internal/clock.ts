@@ -9,6 +9,12 @@ export interface Clock {
   monotonic(): number;
   /** Resolves after `ms`; rejects with the signal's reason when it is aborted. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Told of each HTTP exchange the SDK starts (the token, the request, the answer read), so a test
+   * clock can let answers arrive before it moves time on (the sandbox's `clock.runAll()`).
+   * Optional: a clock that does not need it leaves it out.
+   */
+  track?(exchange: Promise<unknown>): void;
 }
 
 export const systemClock: Clock = {

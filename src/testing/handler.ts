@@ -31,6 +31,17 @@ export interface RequestLogEntry {
   fault: boolean;
 }
 
+/** The real method of requests whose method a Fetch `Request` cannot carry (TRACE, TRACK). */
+const realMethods = new WeakMap<Request, string>();
+
+/** Records `method` as the method of `request` (built with a stand-in, see `server.ts`). */
+export function withMethod(request: Request, method: string): Request {
+  realMethods.set(request, method);
+  return request;
+}
+
+const methodOf = (request: Request) => realMethods.get(request) ?? request.method;
+
 /** What a listener does: write `response`, or drop the connection with no answer. */
 export type HandleResult =
   | { response: Response; drop?: false }
@@ -54,7 +65,7 @@ export function createPipeline(
     principal?: Principal,
   ): Promise<Response> {
     const url = new URL(request.url);
-    const match = routes.match(request.method, url.pathname);
+    const match = routes.match(methodOf(request), url.pathname);
     const route = match?.route;
     // The mTLS host has no token endpoint (API document, Mutual TLS): the certificate is the credential.
     if (transport.kind === "mtls" && url.pathname.startsWith("/oauth2/"))
@@ -120,11 +131,12 @@ export function createPipeline(
   async function handle(request: Request, transport: Transport): Promise<HandleResult> {
     const url = new URL(request.url);
     const requestId = crypto.randomUUID();
-    const template = routes.match(request.method, url.pathname)?.route?.path;
-    const key = `${request.method} ${template ?? url.pathname}`;
+    const method = methodOf(request);
+    const template = routes.match(method, url.pathname)?.route?.path;
+    const key = `${method} ${template ?? url.pathname}`;
     state.counters.requests[key] = (state.counters.requests[key] ?? 0) + 1;
     const entry: RequestLogEntry = {
-      method: request.method,
+      method,
       path: url.pathname,
       search: url.search,
       template,
@@ -135,7 +147,7 @@ export function createPipeline(
     };
     log.push(entry);
 
-    const fault = faults.take(request.method, url.pathname, template);
+    const fault = faults.take(method, url.pathname, template);
     if (fault) {
       entry.fault = true;
       state.counters.faultsTriggered++;

@@ -6,7 +6,7 @@
 export type { SignWebhookOptions } from "../webhooks/signature";
 export { signWebhook } from "../webhooks/signature";
 export type { SandboxAdmin, ShipOptions } from "./admin";
-export type { ClockMode, SandboxClock } from "./clock";
+export type { ClockMode, RunAllOptions, SandboxClock } from "./clock";
 export type { ActiveFault, FaultSpec } from "./faults";
 export type { RequestLogEntry } from "./handler";
 export type { Principal, RouteContext, RouteDefinition } from "./router";

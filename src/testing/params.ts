@@ -6,11 +6,15 @@ const POSITIVE = /^[1-9][0-9]*$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const PRODUCT_ID = /^(SLO|SLS)_[0-9]{1,18}$/;
 
-/** A positive integer in decimal without sign or leading zeros, within the safe range; else null. */
+/**
+ * A positive integer in decimal without sign or leading zeros, of any size; else null. Positive
+ * integers have no other ceiling (API document, Limits), so 9007199254740993 is one: above 2^53 - 1
+ * the number returned is rounded, which changes nothing here, because every id the sandbox stores
+ * is far below (such a value names no record) and page sizes are capped.
+ */
 export function positiveInt(raw: string | null): number | null {
   if (raw === null || !POSITIVE.test(raw)) return null;
-  const n = Number(raw);
-  return Number.isSafeInteger(n) ? n : null;
+  return Number(raw);
 }
 
 export function orderNumberParam(raw: string): number {
@@ -49,13 +53,11 @@ export function siteIdFilter(
   const raw = query.get("siteId");
   if (raw === null) return undefined;
   const n = positiveInt(raw);
-  if (n === null || !granted.includes(n)) {
-    throw new ProblemError(
-      400,
-      "invalid_site_id",
-      "The siteId is not a positive integer of a granted site.",
-    );
-  }
+  // One code for both (API document, invalid_site_id); the detail says which.
+  if (n === null)
+    throw new ProblemError(400, "invalid_site_id", "The siteId is not a positive integer.");
+  if (!granted.includes(n))
+    throw new ProblemError(400, "invalid_site_id", `The siteId ${raw} is not a granted site.`);
   return n;
 }
 

@@ -42,5 +42,10 @@ export function quantityProblem(variant: VariantRecord, quantity: number): strin
   if (variant.maxQuantity !== null && quantity > variant.maxQuantity) {
     return `Quantity ${quantity} is above the maximum of ${variant.maxQuantity}.`;
   }
+  // A valid positive integer, yet more than the platform prices or produces: a business rejection
+  // (422 quote_invalid, or a failed submission), never a malformed request.
+  if (!Number.isSafeInteger(quantity)) {
+    return `Quantity ${quantity} is more than the platform can price or produce.`;
+  }
   return undefined;
 }

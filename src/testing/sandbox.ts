@@ -30,7 +30,11 @@ export const SANDBOX_BASE_URL = "https://sandbox.partner-orders.test";
 export interface SandboxOptions {
   /** Seed of the generated data; the same seed always gives the same data. @default 1 */
   seed?: number;
-  /** `"manual"`: time moves only by `sandbox.clock.advance(ms)`. @default "real" */
+  /**
+   * `"manual"`: time moves only by `sandbox.clock.advance(ms)` or `sandbox.clock.runAll()`.
+   * `"auto"`: time jumps to the next pending timer whenever everything waits on the clock. Give the
+   * same clock to the client (`clock: sandbox.clock`) so its sleeps follow it. @default "real"
+   */
   clock?: ClockMode;
   /** Start of a manual clock, epoch ms or a Date. @default now */
   startTime?: number | Date;
@@ -76,7 +80,10 @@ export interface Sandbox {
   readonly otherCredentials: SandboxCredentials;
   /** Named seeded data worth testing against (sites, orders, products, variants). */
   readonly fixtures: typeof FIXTURES;
-  /** The sandbox's time; in `"manual"` mode, `clock.advance(ms)` moves it. Also an SDK `Clock`. */
+  /**
+   * The sandbox's time; in `"manual"` mode, `clock.advance(ms)` and `clock.runAll()` move it. Also an
+   * SDK `Clock`: a client given it sleeps on sandbox time, so `runAll()` finishes its waits too.
+   */
   readonly clock: SandboxClock;
   /** Live counters; `resetCounters()` zeroes them. */
   readonly counters: SandboxCounters;
@@ -177,6 +184,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const faults = new FaultList();
   const log: RequestLogEntry[] = [];
   const pipeline = createPipeline(state, routes, faults, log);
+  // Every listener goes through here, so `clock.runAll()` knows which requests are being handled.
+  const handle: typeof pipeline.handle = (request, transport) =>
+    clock.serve(pipeline.handle(request, transport));
+  clock.holdWhile(() => hub.busy);
   const listeners = new Set<Listener>();
   const baseUrl = (options.baseUrl ?? SANDBOX_BASE_URL).replace(/\/+$/, "");
 
@@ -212,7 +223,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
           : new Request(input, init);
       const { signal } = request;
       signal.throwIfAborted();
-      const result = await untilAborted(pipeline.handle(request, { kind: "bearer" }), signal);
+      const result = await untilAborted(handle(request, { kind: "bearer" }), signal);
       if (result.drop) {
         throw new TypeError("fetch failed", {
           cause: new Error("connection dropped by the sandbox (injected fault)"),
@@ -221,10 +232,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       return result.response;
     },
 
-    mswHandlers: (url = baseUrl) => createMswHandlers(pipeline.handle, url),
+    mswHandlers: (url = baseUrl) => createMswHandlers(handle, url),
 
     async listen(listenOptions) {
-      const listener = await listen(pipeline.handle, listenOptions);
+      const listener = await listen(handle, listenOptions);
       const tracked: Listener = {
         ...listener,
         close: async () => {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
 import type { Transport } from "./auth";
-import type { HandleResult } from "./handler";
+import { type HandleResult, withMethod } from "./handler";
 
 /** Options of `sandbox.listen()`. */
 export interface ListenOptions {
@@ -48,6 +48,9 @@ export interface Listener {
 
 type Handle = (request: Request, transport: Transport) => Promise<HandleResult>;
 
+/** Methods a Fetch `Request` cannot carry (Fetch standard, forbidden methods). */
+const FETCH_FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
 /** A real HTTP(S) server on loopback in front of the sandbox's request path. */
 export async function listen(handle: Handle, options: ListenOptions = {}): Promise<Listener> {
   const host = options.host ?? "127.0.0.1";
@@ -72,12 +75,19 @@ export async function listen(handle: Handle, options: ListenOptions = {}): Promi
       if (!res.writableFinished) aborted.abort();
     });
     const method = req.method ?? "GET";
+    // Fetch refuses to build a Request for TRACE, TRACK and CONNECT; the sandbox still answers them
+    // like any method no route has (405 method_not_allowed), so the request is built without a body
+    // and carries its real method beside it.
+    const forbidden = FETCH_FORBIDDEN_METHODS.has(method.toUpperCase());
     const request = new Request(`${base}${req.url ?? "/"}`, {
-      method,
+      method: forbidden ? "GET" : method,
       headers,
       signal: aborted.signal,
-      ...(method === "GET" || method === "HEAD" ? {} : { body: Buffer.concat(chunks) }),
+      ...(method === "GET" || method === "HEAD" || forbidden
+        ? {}
+        : { body: Buffer.concat(chunks) }),
     });
+    if (forbidden) withMethod(request, method);
     const peer = mtls ? (req.socket as TLSSocket).getPeerX509Certificate?.() : undefined;
     const transport: Transport = mtls
       ? { kind: "mtls", peer: peer && { subject: peer.subject, serialNumber: peer.serialNumber } }

@@ -67,18 +67,21 @@ export function waitForTerminal(
   ms: number,
 ): Promise<void> {
   if (isTerminal(submission) || ms <= 0) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      state.submissionListeners.delete(listener);
-      cancel();
-      resolve();
-    };
-    const listener = (s: SubmissionRecord) => {
-      if (s === submission && isTerminal(s)) done();
-    };
-    state.submissionListeners.add(listener);
-    const cancel = state.clock.schedule(state.clock.now() + ms, done);
-  });
+  // Parked: this handler waits for sandbox time, so `clock.runAll()` may move it on.
+  return state.clock.park(
+    new Promise((resolve) => {
+      const done = () => {
+        state.submissionListeners.delete(listener);
+        cancel();
+        resolve();
+      };
+      const listener = (s: SubmissionRecord) => {
+        if (s === submission && isTerminal(s)) done();
+      };
+      state.submissionListeners.add(listener);
+      const cancel = state.clock.schedule(state.clock.now() + ms, done);
+    }),
+  );
 }
 
 interface PricedLine {

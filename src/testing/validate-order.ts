@@ -48,7 +48,11 @@ const SHIP_TO_REQUIRED = ["name", "address1", "city", "state", "postalCode", "co
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
-const isPositiveInt = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
+/**
+ * siteId, quantity and variantId are "positive integers, no other ceiling" (API document, Limits):
+ * one above 2^53 - 1 is valid here, and meets the grant and catalog rules like any other value.
+ */
+const isPositiveInt = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
 
 function noUnknownKeys(value: Record<string, unknown>, allowed: Set<string>, at: string) {
   for (const key of Object.keys(value)) {

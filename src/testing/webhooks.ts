@@ -149,6 +149,11 @@ export class WebhookHub {
     return eventId;
   }
 
+  /** Whether a delivery is queued or in flight. */
+  get busy(): boolean {
+    return this.queue.length > 0 || this.inflight.size > 0;
+  }
+
   /** Resolves once every queued and in-flight delivery has finished. */
   async settled(): Promise<void> {
     while (this.queue.length > 0 || this.inflight.size > 0) {

@@ -135,7 +135,8 @@ describe("GET /v1/orders", () => {
   });
 
   it("validates the order number path segment", async () => {
-    for (const n of ["0", "-5", "abc", "1.5", "99999999999999999999"]) {
+    // A very large number is still a positive integer: see large-integers.test.ts.
+    for (const n of ["0", "-5", "abc", "1.5", "01"]) {
       expect((await client.get(`/v1/orders/${n}`)).json.code).toBe("invalid_order_number");
     }
   });

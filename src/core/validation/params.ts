@@ -1,5 +1,10 @@
 import type { Violation } from "../errors";
-import { describe, isPositiveSafeInteger, PRODUCT_ID_PATTERN } from "./rules";
+import {
+  describe,
+  isPositiveSafeInteger,
+  PRODUCT_ID_PATTERN,
+  positiveIntegerProblem,
+} from "./rules";
 
 /**
  * Checks of path and query arguments, run before a URL is built, so an id like `../x` or
@@ -17,9 +22,7 @@ function violation(path: string, message: string): Violation[] {
 }
 
 function positiveInteger(value: unknown, path: string): Violation[] {
-  return isPositiveSafeInteger(value)
-    ? []
-    : violation(path, `must be a positive integer, got ${describe(value)}`);
+  return isPositiveSafeInteger(value) ? [] : violation(path, positiveIntegerProblem(value));
 }
 
 /**
@@ -30,9 +33,16 @@ function positiveInteger(value: unknown, path: string): Violation[] {
  */
 export function checkOrderNumber(value: unknown, path = "orderNumber"): Violation[] {
   if (typeof value === "string") {
-    return CANONICAL_DIGITS.test(value) && Number.isSafeInteger(Number(value))
+    if (!CANONICAL_DIGITS.test(value))
+      return violation(path, "must be a positive integer, or a string of its digits");
+    // Digits are exact as text, but the SDK's numbers are not above 2^53 - 1: an order number
+    // read back from such a response would already be rounded, so none is addressed at all.
+    return Number.isSafeInteger(Number(value))
       ? []
-      : violation(path, "must be a positive integer, or a string of its digits");
+      : violation(
+          path,
+          `is above ${Number.MAX_SAFE_INTEGER} (2^53 - 1), which the SDK does not carry exactly`,
+        );
   }
   return positiveInteger(value, path);
 }

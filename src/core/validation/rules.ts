@@ -37,6 +37,19 @@ export function isPositiveSafeInteger(value: unknown): value is number {
 }
 
 /**
+ * Why `value` is not a positive safe integer. The API has no ceiling on these integers (API
+ * document, Limits), but a JavaScript number above 2^53 - 1 is already rounded (9007199254740993
+ * reads as 9007199254740992), so sending it would name another site, variant or order: such a value
+ * is refused before sending, and the message says that it is the size, not the kind, of number.
+ */
+export function positiveIntegerProblem(value: unknown): string {
+  if (typeof value === "number" && Number.isInteger(value) && value > 0) {
+    return `is above ${Number.MAX_SAFE_INTEGER} (2^53 - 1), past which a JavaScript number is not exact, so it cannot be sent unchanged; got ${value}`;
+  }
+  return `must be a positive integer, got ${describe(value)}`;
+}
+
+/**
  * The value of `key` as `JSON.stringify` would send it: own and enumerable, and `undefined` (which
  * JSON drops) reads as absent. Inherited values are never sent, so they are never read.
  */
@@ -113,8 +126,7 @@ export function checkPositiveInteger(
     if (required) report(path, "is required: a positive integer");
     return;
   }
-  if (!isPositiveSafeInteger(value))
-    report(path, `must be a positive integer, got ${describe(value)}`);
+  if (!isPositiveSafeInteger(value)) report(path, positiveIntegerProblem(value));
 }
 
 /** An optional or required string of at most `max` characters. */

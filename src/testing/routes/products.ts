@@ -1,11 +1,5 @@
 import { centsToNumber } from "../money";
-import {
-  cappedLimit,
-  positiveInt,
-  productIdParam,
-  rejectUpdatedSince,
-  siteIdFilter,
-} from "../params";
+import { cappedLimit, productIdParam, rejectUpdatedSince, siteIdFilter } from "../params";
 import { priceLine, quantityProblem } from "../pricing";
 import { json, ProblemError } from "../problem";
 import { renderProduct, renderProductDetail } from "../render";
@@ -77,7 +71,8 @@ const quote: RouteDefinition = {
       body = undefined;
     }
     const quantity = (body as { quantity?: unknown } | undefined)?.quantity;
-    if (typeof quantity !== "number" || positiveInt(String(quantity)) === null) {
+    // Any positive integer, however large (API document, Limits); the business rules judge it.
+    if (typeof quantity !== "number" || !Number.isInteger(quantity) || quantity <= 0) {
       throw new ProblemError(400, "invalid_quantity", "quantity must be a positive integer.");
     }
     const variant = product.variants[0];
