@@ -22,10 +22,12 @@ const optionalPeers = [
  * request validation, the error family, mutual-TLS checks and the webhook re-exports API.md asks
  * for. Its limit holds it where it is, so it cannot grow unnoticed; it was raised from 36 KiB to
  * 37 KiB for the fleet's shared token cache and rate-limit gate (client options `tokenCache` and
- * `rateLimitGate`), about 0.8 KiB.
+ * `rateLimitGate`), about 0.8 KiB, and to 38 KiB for the details partners expect (User-Agent,
+ * `defaultHeaders` and per-call `headers`, `withOptions()`, `PARTNER_ORDERS_LOG`, `toArray()`) and the
+ * requests a sandbox clock waits for, about 1.1 KiB.
  */
 const budgets = [
-  { entry: "dist/index.js", goal: 22 * KiB, limit: 37 * KiB },
+  { entry: "dist/index.js", goal: 22 * KiB, limit: 38 * KiB },
   { entry: "dist/webhooks/index.js", goal: 4 * KiB, limit: 4 * KiB },
 ];
 
