@@ -25,6 +25,14 @@ export {
 } from "./core/errors";
 export type { Logger, LogLevel } from "./core/logger";
 export type {
+  McpClient,
+  McpContent,
+  McpRequestOptions,
+  McpTool,
+  McpToolList,
+  McpToolResult,
+} from "./core/mcp-client";
+export type {
   LineShipTo,
   Order,
   OrderItem,
