@@ -33,6 +33,8 @@ export type {
   McpToolResult,
 } from "./core/mcp-client";
 export type {
+  CompletedSubmission,
+  FailedSubmission,
   LineShipTo,
   Order,
   OrderItem,
@@ -40,6 +42,7 @@ export type {
   OrderRequest,
   OrderTotals,
   Package,
+  PendingSubmission,
   Principal,
   Product,
   ProductDetail,
