@@ -42,6 +42,7 @@ export async function main(request: OrderRequest, redis: RedisLike, signal: Abor
 
   const sandbox = createSandbox({ seed: 1 });
   const { url, close } = await sandbox.listen();
+  const mswHandlers = await sandbox.mswHandlers("https://api.example.com");
   const client = new PartnerOrders({
     baseUrl: url,
     ...sandbox.credentials,
@@ -82,7 +83,7 @@ export async function main(request: OrderRequest, redis: RedisLike, signal: Abor
     if (change.type === "shipment.shipped") console.log(change.orderNumber);
   }
   await close();
-  return { me, webhooks, verified, sum };
+  return { me, webhooks, verified, sum, mswHandlers };
 }
 `;
 
