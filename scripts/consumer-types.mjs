@@ -11,7 +11,15 @@
 // installed: it is checked in a second round, after `npm install @modelcontextprotocol/sdk`, with
 // the DOM lib the SDK's own declarations need.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -158,6 +166,18 @@ function check(id, round, source, extra = {}) {
   }
 }
 
+/** The request path is internal (`@internal`, stripped): no published declaration may name it. */
+function checkNoInternals() {
+  const root = join(dir, "node_modules", "partner-orders", "dist");
+  const internal = /\b(?:class|interface|type)\s+(?:Transport|Operation|CallOptions)\b/;
+  const files = readdirSync(root, { recursive: true }).filter((f) => /\.d\.c?ts$/.test(f));
+  const leaks = files.filter((f) => internal.test(readFileSync(join(root, f), "utf8")));
+  if (leaks.length) {
+    failures++;
+    console.error(`consumer-types: internal types published in ${leaks.join(", ")} FAILED`);
+  } else console.log("consumer-types: no internal request-path type in the declarations ok");
+}
+
 try {
   const [{ filename }] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", dir], "."));
   // type:module, so the .ts file of the bundler case is ESM too; .mts and .cts say it themselves.
@@ -171,6 +191,7 @@ try {
     "typescript-next@npm:typescript@latest",
     `@types/node@${pkg.devDependencies["@types/node"]}`,
   );
+  checkNoInternals();
   check("entries", "every entry but /mcp, no optional peer", usage);
   npmInstall("@modelcontextprotocol/sdk");
   // The MCP SDK's own declarations name Fetch types (`HeadersInit`) only the DOM lib declares.
