@@ -15,7 +15,10 @@ export default defineConfig({
     cli: "src/cli.ts",
   },
   format: ["esm", "cjs"],
-  dts: true,
+  // `@internal` declarations (the request path, `Transport` and `Operation`, and the resource
+  // constructors that take it) stay out of the published types; `@hidden` ones (error constructors,
+  // the error brand) stay in the .d.ts and out of the API reference.
+  dts: { compilerOptions: { stripInternal: true } },
   clean: true,
   target: "node20",
   platform: "neutral",

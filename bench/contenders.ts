@@ -3,7 +3,7 @@
  * answers, and every money field turned into a Decimal (null kept null), because that is what the
  * API document asks of a careful client ("Parse with a decimal type, never a binary float").
  */
-import DecimalJs from "decimal.js";
+import { Decimal as DecimalJs } from "decimal.js";
 import createClient from "openapi-fetch";
 import type { paths } from "../src/generated/openapi";
 import { PartnerOrders } from "../src/index";

@@ -71,10 +71,10 @@ try {
   const submission = await client.submitOrderAndWait(request, {
     onPoll: (s) => seen.push(s.status),
   });
-  if (submission.status !== "completed" || !submission.order) {
-    const reasons = (submission.errors ?? []).map((e) => e.detail).join("; ");
-    throw new Error(`The order was ${submission.status}: ${reasons}`);
+  if (submission.status === "failed") {
+    throw new Error(`The order failed: ${submission.errors.map((e) => e.detail).join("; ")}`);
   }
+  if (submission.status !== "completed") throw new Error(`The order is ${submission.status}.`);
   const placed = submission.order;
   row("Submitted", `${request.partnerOrderId}: ${seen.join(" -> ")}`);
   row("", `order #${placed.orderNumber}, total ${placed.totalPrice.toFixed(2)}`);

@@ -38,12 +38,12 @@ try {
     timeoutMs: 120_000,
     onPoll: (s) => console.log(`submission ${s.submissionId}: ${s.status}`),
   });
-  if (submission.status === "completed" && submission.order) {
+  if (submission.status === "completed") {
     const { orderNumber, totalPrice } = submission.order;
     console.log(`order ${orderNumber} placed, total ${totalPrice.toFixed(2)}`);
-  } else {
+  } else if (submission.status === "failed") {
     // Failed is an answer, not an HTTP error: fix what it names and submit under a NEW partnerOrderId.
-    for (const e of submission.errors ?? [])
+    for (const e of submission.errors)
       console.log(`rejected: ${e.code} ${e.field ?? ""} ${e.detail}`);
   }
 } catch (err) {

@@ -2,6 +2,7 @@ import { APIPromise, mapResult, type WithResponse } from "./core/api-promise";
 import { ClientCredentialsTokenSource, ProvidedTokenSource, type TokenSource } from "./core/auth";
 import { PartnerOrdersError, parseRetryAfter } from "./core/errors";
 import { type ClientLog, createLog, type Log, resolveLog } from "./core/logger";
+import type { McpClient } from "./core/mcp-client";
 import type {
   Order,
   OrderItem,
@@ -30,7 +31,6 @@ import { type Clock, systemClock } from "./internal/clock";
 import { collect } from "./internal/collect";
 import { attachMcpAccess } from "./internal/mcp-access";
 import { createMcpFetch } from "./internal/mcp-fetch";
-import type { McpClient } from "./mcp/index";
 import { Orders, submitOperation } from "./resources/orders";
 import { Products } from "./resources/products";
 import { Sites } from "./resources/sites";
@@ -142,7 +142,8 @@ export class PartnerOrders {
    * The MCP endpoint (POST /v1/mcp) as a connected client of the official MCP SDK, authenticated
    * like this client (same token cache, same retries). Connected on first use and then shared;
    * `partner-orders/mcp`'s `connectMcp(client)` gives a client of your own. Needs the optional peer
-   * `@modelcontextprotocol/sdk`.
+   * `@modelcontextprotocol/sdk` at run time only: typed as {@link McpClient}, the SDK members the
+   * service's tools use, so compiling against the root never needs the SDK's declarations.
    *
    * @example
    * const mcp = await client.mcp;

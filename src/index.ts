@@ -25,6 +25,16 @@ export {
 } from "./core/errors";
 export type { Logger, LogLevel } from "./core/logger";
 export type {
+  McpClient,
+  McpContent,
+  McpRequestOptions,
+  McpTool,
+  McpToolList,
+  McpToolResult,
+} from "./core/mcp-client";
+export type {
+  CompletedSubmission,
+  FailedSubmission,
   LineShipTo,
   Order,
   OrderItem,
@@ -32,6 +42,7 @@ export type {
   OrderRequest,
   OrderTotals,
   Package,
+  PendingSubmission,
   Principal,
   Product,
   ProductDetail,

@@ -11,11 +11,11 @@ export interface WithResponse<T> {
  * (rate-limit headers included) of the answer it came from.
  */
 export class APIPromise<T> implements PromiseLike<T> {
-  /** @internal `"APIPromise"`, for `Object.prototype.toString`. */
+  /** @hidden `"APIPromise"`, for `Object.prototype.toString`. */
   readonly [Symbol.toStringTag] = "APIPromise";
   readonly #result: Promise<WithResponse<T>>;
 
-  /** @internal Made by the client's one request path; never constructed by callers. */
+  /** @hidden Made by the client's one request path; never constructed by callers. */
   constructor(result: Promise<WithResponse<T>>) {
     this.#result = result;
   }

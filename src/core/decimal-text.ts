@@ -1,4 +1,4 @@
-import type DecimalJs from "decimal.js";
+import type { Decimal as DecimalJs } from "decimal.js";
 
 /** The plain decimal text the service sends (`-12.3400000000`): no exponent, no `+`, no `.5`. */
 const plainDecimal = /^-?\d+(?:\.\d+)?$/;

@@ -69,12 +69,12 @@ const apiErrorBrand = Symbol.for("partner-orders.api-error");
 export class PartnerOrdersError extends Error {
   /** The class's own name, e.g. `"RateLimitError"`, so logs and stacks say which error it is. */
   override name = "PartnerOrdersError";
-  /** @internal The mark {@link isPartnerOrdersError} and {@link isProblem} look for. */
+  /** @hidden The mark {@link isPartnerOrdersError} and {@link isProblem} look for. */
   declare readonly [brand]: true;
 }
 Object.defineProperty(PartnerOrdersError.prototype, brand, { value: true });
 
-/** @internal What {@link errorFromResponse} hands an error class; not part of the public surface. */
+/** @hidden What {@link errorFromResponse} hands an error class; not part of the public surface. */
 interface APIErrorInit {
   status: number;
   method: string;
@@ -121,7 +121,7 @@ export class APIError extends PartnerOrdersError {
   /** The request path, without query string. */
   readonly path: string;
 
-  /** @internal Errors are made by {@link errorFromResponse}; the init shape may change. */
+  /** @hidden Errors are made by {@link errorFromResponse}; the init shape may change. */
   constructor(init: APIErrorInit) {
     super(init.message ?? describe(init));
     this.status = init.status;
@@ -176,7 +176,7 @@ export class RateLimitError extends APIError {
   override name = "RateLimitError";
   /** What `Retry-After` asked for, in seconds (an HTTP date is turned into seconds); null when absent. */
   readonly retryAfterSeconds: number | null;
-  /** @internal Errors are made by {@link errorFromResponse}; the init shape may change. */
+  /** @hidden Errors are made by {@link errorFromResponse}; the init shape may change. */
   constructor(init: APIErrorInit & { retryAfterSeconds: number | null }) {
     super(init);
     this.retryAfterSeconds = init.retryAfterSeconds;

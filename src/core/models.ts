@@ -197,20 +197,61 @@ export type SubmissionStatus = Schemas["SubmissionStatus"];
  * @interface
  */
 export type SubmissionError = Schemas["SubmissionError"];
+type SubmissionFields = Omit<Schemas["Submission"], "status" | "order" | "errors">;
 /**
- * An order submission in any state (POST /v1/orders, GET /v1/orders/submissions/...): `order` when
- * `completed`, `errors` when `failed`.
+ * A submission still at work, `queued` or `processing`: it carries neither `order` nor `errors`.
  *
- * @property status `queued`, `processing`, `completed` or `failed`; read it, whatever the HTTP status was.
+ * @property submissionId Opaque polling id; belongs to the creating partner.
  * @interface
  */
-export type Submission = With<
-  Schemas["Submission"],
-  {
-    /** The created order; present only when `status` is `completed`. */
-    order?: SubmittedOrder;
-  }
->;
+export type PendingSubmission = SubmissionFields & {
+  /** Not terminal yet: poll again (`submissions.wait()` does, every `Retry-After`). */
+  status: "queued" | "processing";
+  /** Only a `completed` submission has an order. */
+  order?: never;
+  /** Only a `failed` submission has errors. */
+  errors?: never;
+};
+/**
+ * A submission that created its order: terminal.
+ *
+ * @property submissionId Opaque polling id; belongs to the creating partner.
+ * @interface
+ */
+export type CompletedSubmission = SubmissionFields & {
+  /** Terminal: the order exists. */
+  status: "completed";
+  /** The created order. */
+  order: SubmittedOrder;
+  /** Only a `failed` submission has errors. */
+  errors?: never;
+};
+/**
+ * A submission the service rejected: terminal, and never retried by the service. Fix what `errors`
+ * names and submit again under a new `partnerOrderId`.
+ *
+ * @property submissionId Opaque polling id; belongs to the creating partner.
+ * @interface
+ */
+export type FailedSubmission = SubmissionFields & {
+  /** Terminal: no order was created. */
+  status: "failed";
+  /** One entry per problem. */
+  errors: SubmissionError[];
+  /** Only a `completed` submission has an order. */
+  order?: never;
+};
+/**
+ * An order submission in any state (POST /v1/orders, GET /v1/orders/submissions/...), discriminated
+ * by `status`: after `if (s.status === "completed")`, `s.order` is a {@link SubmittedOrder}; after
+ * `"failed"`, `s.errors` is a {@link SubmissionError} array; `queued` and `processing` carry neither.
+ *
+ * A status the service adds later is passed through as sent, and the SDK's waits treat it as not
+ * terminal. It has no member of its own: TypeScript cannot exclude a `status: string` member when
+ * comparing `status` with a literal (microsoft/TypeScript#26277), so such a member would undo the
+ * narrowing above for every partner. Read an unexpected `status` as "still in progress".
+ */
+export type Submission = PendingSubmission | CompletedSubmission | FailedSubmission;
 
 /**
  * The body of POST /v1/orders. It is checked against the API document's limits before anything

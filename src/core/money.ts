@@ -1,4 +1,7 @@
-import DecimalJs from "decimal.js";
+// The named export, not the default one: under `moduleResolution: nodenext` a partner's TypeScript
+// reads decimal.d.ts as CommonJS, where the default import is the module object, not the class
+// (`new Decimal()` would be TS2351 "not constructable" in our published declarations).
+import { Decimal as DecimalJs } from "decimal.js";
 import { type DecimalEncoding, decimalFields } from "../generated/money";
 import { fromDecimalText } from "./decimal-text";
 import { PartnerOrdersError } from "./errors";

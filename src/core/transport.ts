@@ -21,7 +21,7 @@ import { decodeBody } from "./money";
 import type { RequestOptions } from "./options";
 import { retryPolicy, withRetries } from "./retry";
 
-/** One call as a resource describes it. */
+/** @internal One call as a resource describes it. */
 export interface Operation {
   /** The spec's operationId; it selects which response fields are money. */
   operationId: string;
@@ -50,11 +50,13 @@ export interface Operation {
   what?: string;
 }
 
+/** @internal */
 export interface CallOptions extends RequestOptions {
   /** Monotonic ms past which no attempt, retry or sleep is started (submitOrderAndWait). */
   deadline?: number;
 }
 
+/** @internal */
 export interface TransportConfig {
   baseUrl: URL;
   fetch: (request: Request) => Promise<Response>;
@@ -74,6 +76,9 @@ const rejectedToken = new WeakMap<AuthenticationError, string>();
 /**
  * The one request path (STYLE.md): builds the request, attaches auth, runs the retry loop and turns
  * the answer into data or an error. Resources only describe operations.
+ *
+ * @internal Kept out of the published declarations (`stripInternal`), with {@link Operation}: the
+ * resources' constructors that take it are `@internal` too.
  */
 export class Transport {
   readonly #config: TransportConfig;

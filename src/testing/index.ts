@@ -10,7 +10,7 @@ export type { ClockMode, RunAllOptions, SandboxClock } from "./clock";
 export type { ActiveFault, FaultSpec } from "./faults";
 export type { RequestLogEntry } from "./handler";
 export type { Principal, RouteContext, RouteDefinition } from "./router";
-export type { Sandbox, SandboxCredentials, SandboxOptions } from "./sandbox";
+export type { MswHandler, Sandbox, SandboxCredentials, SandboxOptions } from "./sandbox";
 export { createSandbox, SANDBOX_BASE_URL } from "./sandbox";
 export { DEFAULT_CREDENTIALS, FIXTURES } from "./seed";
 export type { Listener, ListenOptions } from "./server";

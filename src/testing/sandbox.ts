@@ -1,4 +1,3 @@
-import type { HttpHandler } from "msw";
 import { createAdmin, type SandboxAdmin } from "./admin";
 import { tokenEndpoint } from "./auth";
 import { checkRegistration } from "./certificates";
@@ -70,6 +69,16 @@ export interface SandboxCredentials {
   clientSecret: string;
 }
 
+/**
+ * One of msw's request handlers (an msw `HttpHandler`), to spread into `setupServer()` or
+ * `server.use()`. Typed loosely on purpose: msw is an optional peer, and naming its class here
+ * would make every partner who compiles against `partner-orders/testing` with
+ * `skipLibCheck: false` install msw, even to use only `sandbox.fetch` or `sandbox.listen()`. msw's
+ * handler classes have private members, so no shape of our own would be accepted by `server.use()`.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: msw's own class cannot be named without msw installed (see above).
+export type MswHandler = any;
+
 /** A running sandbox, from {@link createSandbox}. */
 export interface Sandbox {
   /** Where `sandbox.fetch` sends relative paths and MSW handlers listen by default. */
@@ -118,7 +127,7 @@ export interface Sandbox {
   /** The service as a `fetch` function. A dropped connection rejects with a TypeError, as fetch does. */
   fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
   /** MSW handlers for `baseUrl` (msw is an optional peer dependency, loaded on demand). */
-  mswHandlers(baseUrl?: string): Promise<HttpHandler[]>;
+  mswHandlers(baseUrl?: string): Promise<MswHandler[]>;
   /** A real HTTP server on loopback, or the mutual-TLS host with `tls`. */
   listen(options?: ListenOptions): Promise<Listener>;
   /**

@@ -1,4 +1,4 @@
-import DecimalJs from "decimal.js";
+import { Decimal as DecimalJs } from "decimal.js";
 import { Decimal } from "partner-orders";
 import { describe, expect, it } from "vitest";
 import { harness } from "../support/client";

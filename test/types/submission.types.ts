@@ -1,0 +1,54 @@
+/**
+ * Compile-time checks, run by `npm run typecheck`: `Submission` narrows by `status` (API.md,
+ * "Details partners expect"). Each `@ts-expect-error` fails the type check if the line below it
+ * ever compiles.
+ */
+import type { Submission, SubmissionError, SubmittedOrder } from "partner-orders";
+
+export function afterCompleted(s: Submission): SubmittedOrder {
+  if (s.status === "completed") {
+    // No `&& s.order` needed: a completed submission always carries its order.
+    const total = s.order.totalPrice;
+    total.toFixed(2);
+    // @ts-expect-error a completed submission has no errors
+    s.errors.length;
+    return s.order;
+  }
+  // @ts-expect-error before narrowing, the order may be absent
+  return s.order;
+}
+
+export function afterFailed(s: Submission): SubmissionError[] {
+  if (s.status === "failed") {
+    // @ts-expect-error a failed submission has no order
+    s.order.orderNumber;
+    return s.errors;
+  }
+  // @ts-expect-error before narrowing, the errors may be absent
+  return s.errors;
+}
+
+export function whilePending(s: Submission): void {
+  if (s.status === "queued" || s.status === "processing") {
+    // @ts-expect-error queued and processing carry no order
+    s.order.orderNumber;
+    // @ts-expect-error queued and processing carry no errors
+    s.errors.length;
+  }
+}
+
+export function bySwitch(s: Submission): string {
+  switch (s.status) {
+    case "completed":
+      return String(s.order.orderNumber);
+    case "failed":
+      return s.errors.map((e) => e.code).join(", ");
+    default:
+      return s.status;
+  }
+}
+
+// @ts-expect-error a completed submission without its order is not a Submission
+export const completedWithoutOrder: Submission = { submissionId: "s", status: "completed" };
+// @ts-expect-error a failed submission without its errors is not a Submission
+export const failedWithoutErrors: Submission = { submissionId: "s", status: "failed" };
