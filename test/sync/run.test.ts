@@ -70,7 +70,7 @@ describe("OrderMirror.run", () => {
     const changes: Change[] = [];
     for await (const change of s.mirror.changes({ consumer: "c", signal: abort.signal })) {
       changes.push(change);
-      if (change.type === "item.cancelled") abort.abort();
+      if (change.type === "item.cancelled" && change.orderNumber === n) abort.abort();
     }
     const cancelled = changes.at(-1) as Change;
     expect(cancelled).toMatchObject({ type: "item.cancelled", cause: "webhook" });
