@@ -350,16 +350,81 @@ function parseProblem(body: unknown, status: number): Problem | undefined {
 }
 
 /**
- * `Retry-After` in seconds: delta-seconds or an HTTP date (RFC 9110 10.2.3). Null when absent or
- * unreadable; never negative.
+ * `Retry-After` in seconds: delta-seconds (digits only) or an HTTP-date (RFC 9110 10.2.3: the
+ * IMF-fixdate, or the obsolete RFC 850 and asctime forms). Null when absent or malformed, so a
+ * value such as `-5` or `2, 3` is no hint at all and the normal backoff applies; never negative.
  */
 export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): number | null {
   const raw = headers.get("retry-after")?.trim();
   if (!raw) return null;
-  if (/^\d+(\.\d+)?$/.test(raw)) return Number(raw);
-  const date = Date.parse(raw);
-  if (Number.isNaN(date)) return null;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const date = parseHttpDate(raw, nowMs);
+  if (date === null) return null;
   return Math.max(0, (date - nowMs) / 1000);
+}
+
+const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const month = months.join("|");
+const time = "(\\d{2}):(\\d{2}):(\\d{2})";
+/** `Sun, 06 Nov 1994 08:49:37 GMT` */
+const imfFixdate = new RegExp(
+  `^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\\d{2}) (${month}) (\\d{4}) ${time} GMT$`,
+);
+/** `Sunday, 06-Nov-94 08:49:37 GMT` */
+const rfc850 = new RegExp(
+  `^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\\d{2})-(${month})-(\\d{2}) ${time} GMT$`,
+);
+/** `Sun Nov  6 08:49:37 1994` */
+const asctime = new RegExp(
+  `^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (${month}) ([ \\d]\\d) ${time} (\\d{4})$`,
+);
+
+/** The fields of the three HTTP-date forms, as [day, month, year, hours, minutes, seconds]. */
+function dateParts(
+  text: string,
+  nowMs: number,
+): [day: string, mon: string, year: number, h: string, m: string, s: string] | null {
+  const fixdate = imfFixdate.exec(text);
+  if (fixdate) {
+    const [, day = "", mon = "", year, h = "", m = "", s = ""] = fixdate;
+    return [day, mon, Number(year), h, m, s];
+  }
+  const obsolete = rfc850.exec(text);
+  if (obsolete) {
+    const [, day = "", mon = "", yy, h = "", m = "", s = ""] = obsolete;
+    // A two-digit year more than 50 years ahead is in the past century (RFC 9110 5.6.7).
+    let year = 2000 + Number(yy);
+    if (year > new Date(nowMs).getUTCFullYear() + 50) year -= 100;
+    return [day, mon, year, h, m, s];
+  }
+  const ansi = asctime.exec(text);
+  if (ansi) {
+    const [, mon = "", day = "", h = "", m = "", s = "", year] = ansi;
+    return [day.trim(), mon, Number(year), h, m, s];
+  }
+  return null;
+}
+
+/** Epoch ms of an HTTP-date (RFC 9110 5.6.7), or null when `text` is not one. */
+function parseHttpDate(text: string, nowMs: number): number | null {
+  const parts = dateParts(text, nowMs);
+  if (!parts) return null;
+  const [day, mon, year, h, m, s] = parts;
+  const monthIndex = months.indexOf(mon);
+  const ms = Date.UTC(year, monthIndex, Number(day), Number(h), Number(m), Number(s));
+  const date = new Date(ms);
+  // Date.UTC rolls 30 Feb over to March and 24:00 over to the next day: such a date is malformed.
+  if (
+    date.getUTCFullYear() !== year ||
+    date.getUTCMonth() !== monthIndex ||
+    date.getUTCDate() !== Number(day) ||
+    date.getUTCHours() !== Number(h) ||
+    date.getUTCMinutes() !== Number(m) ||
+    date.getUTCSeconds() !== Number(s)
+  ) {
+    return null;
+  }
+  return ms;
 }
 
 /**
