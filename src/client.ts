@@ -1,6 +1,6 @@
 import { APIPromise, mapResult, type WithResponse } from "./core/api-promise";
 import { ClientCredentialsTokenSource, ProvidedTokenSource, type TokenSource } from "./core/auth";
-import { PartnerOrdersError, parseRetryAfter } from "./core/errors";
+import { PartnerOrdersError, parseRetryAfter, RequestValidationError } from "./core/errors";
 import { createLog, type Log } from "./core/logger";
 import type {
   Order,
@@ -228,6 +228,26 @@ export class PartnerOrders {
     event: WebhookEvent,
     options?: RequestOptions,
   ): Promise<Order | Shipment[] | OrderItem[] | null> {
+    // Called from JavaScript, or with a body that was never verified: a typed error, not a TypeError.
+    const shape = event as unknown as Record<string, unknown> | null | undefined;
+    if (
+      typeof shape !== "object" ||
+      shape === null ||
+      Array.isArray(shape) ||
+      typeof shape.type !== "string" ||
+      typeof shape.eventId !== "string"
+    ) {
+      throw new RequestValidationError(
+        [
+          {
+            path: "",
+            message:
+              "must be a webhook event (from verifyWebhook or parseWebhook), with a string type and eventId",
+          },
+        ],
+        "webhook event",
+      );
+    }
     if (isTestEvent(event) || !isKnownWebhookEvent(event)) return null;
     switch (event.type) {
       case "order.status_changed":
