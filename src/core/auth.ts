@@ -19,6 +19,10 @@ export interface TokenSource {
 }
 
 export const tokenPath = "/oauth2/token";
+/** The lifetime of a token whose answer carries no `expires_in`. */
+const defaultTokenLifetimeSeconds = 3600;
+/** A longer `expires_in` (1e308 from a hostile server) is read as this: the token is renewed daily. */
+const maxTokenLifetimeSeconds = 24 * 3600;
 
 interface CachedToken {
   value: string;
@@ -169,22 +173,36 @@ export class ClientCredentialsTokenSource implements TokenSource {
       clearTimeout(timer);
     }
     if (!response.ok) throw tokenError(response, text, this.clock.now());
-    let body: { access_token?: unknown; expires_in?: unknown };
+    let body: { access_token?: unknown; expires_in?: unknown } = {};
     try {
-      body = JSON.parse(text);
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed === "object" && parsed !== null) body = parsed;
     } catch {
-      body = {};
+      // Not JSON: no access_token, refused below.
     }
-    if (typeof body.access_token !== "string" || !body.access_token) {
-      throw new AuthenticationError({
+    const refuse = (what: string) =>
+      new AuthenticationError({
         status: response.status,
         method: "POST",
         path: tokenPath,
         headers: response.headers,
-        message: `POST ${tokenPath} answered ${response.status} without an access_token.`,
+        message: `POST ${tokenPath} answered ${response.status} ${what}.`,
       });
+    if (typeof body.access_token !== "string" || !body.access_token) {
+      throw refuse("without an access_token");
     }
-    const lifetimeMs = (typeof body.expires_in === "number" ? body.expires_in : 3600) * 1000;
+    // `expires_in` is optional (RFC 6749 5.1): absent means the one-hour default. Present, it must
+    // be a positive number of seconds; anything else would make the renewal time meaningless and
+    // mint a token per call, so the answer is refused. A lifetime beyond a day is read as a day.
+    const expiresIn = body.expires_in;
+    if (
+      expiresIn !== undefined &&
+      (typeof expiresIn !== "number" || !Number.isFinite(expiresIn) || expiresIn <= 0)
+    ) {
+      throw refuse("with an expires_in that is not a positive number of seconds");
+    }
+    const lifetimeMs =
+      Math.min(expiresIn ?? defaultTokenLifetimeSeconds, maxTokenLifetimeSeconds) * 1000;
     // Renew max(60 s, 10 %) before expiry (API.md, Retries). A token living no longer than that
     // margin would be stale at birth and re-minted on every call: it is renewed at half-life.
     let margin = Math.max(60_000, lifetimeMs * 0.1);
