@@ -1,6 +1,11 @@
 import { APIPromise, mapResult, type WithResponse } from "./core/api-promise";
 import { ClientCredentialsTokenSource, ProvidedTokenSource, type TokenSource } from "./core/auth";
-import { PartnerOrdersError, parseRetryAfter, RequestValidationError } from "./core/errors";
+import {
+  PartnerOrdersError,
+  parseRetryAfter,
+  RequestValidationError,
+  SubmissionLocationError,
+} from "./core/errors";
 import { createLog, type Log } from "./core/logger";
 import type {
   Order,
@@ -267,22 +272,28 @@ export class PartnerOrders {
   #pollTarget(location: string | null, submission: Submission): string {
     if (!location) return submission.submissionId;
     const base = this.#options.baseUrl;
+    const refuse = (reason: string) => new SubmissionLocationError(submission.submissionId, reason);
     let url: URL;
     try {
       url = new URL(location, base);
     } catch {
       // All thrown errors extend PartnerOrdersError (API.md, Errors), a bad header included.
-      throw new PartnerOrdersError(
-        `The service answered the order submission with a Location that is not a URL; resume with client.submissions.wait("${submission.submissionId}").`,
-      );
+      throw refuse("the Location to poll is not a URL");
     }
     if (url.origin !== base.origin) {
-      throw new PartnerOrdersError(
-        `The service asked to poll another origin (${url.origin}); refused so credentials stay with ${base.origin}.`,
+      throw refuse(
+        `the Location to poll is on another origin (${url.origin}), refused so credentials stay with ${base.origin}`,
       );
     }
-    const id = decodeURIComponent(url.pathname.split("/").pop() ?? "");
-    assertValid(checkSubmissionId(id, "Location"), "Location header");
+    let id: string;
+    try {
+      id = decodeURIComponent(url.pathname.split("/").pop() ?? "");
+    } catch {
+      id = "";
+    }
+    if (checkSubmissionId(id, "Location").length > 0) {
+      throw refuse("the Location to poll does not end in a submission id");
+    }
     return id;
   }
 }

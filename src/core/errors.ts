@@ -283,6 +283,25 @@ export class SubmissionTimeoutError<S = Submission> extends PartnerOrdersError {
   }
 }
 
+/**
+ * The service answered the order submission, so the order WAS submitted, but the `Location` it gave
+ * to poll was refused (another origin, a path that is not a submission id, not a URL): nothing was
+ * sent there. Resume with `client.submissions.wait(error.submissionId)`; do not submit again under
+ * another `partnerOrderId`, which would create a second order.
+ */
+export class SubmissionLocationError extends PartnerOrdersError {
+  override name = "SubmissionLocationError";
+  /** The submission the service created or found, from the POST's answer body. */
+  readonly submissionId: string;
+  constructor(submissionId: string, reason: string) {
+    super(
+      `The order was submitted (submission ${submissionId}), but ${reason}. Resume with ` +
+        `client.submissions.wait("${submissionId}"); do not submit it again under another partnerOrderId.`,
+    );
+    this.submissionId = submissionId;
+  }
+}
+
 const classByStatus: Record<number, typeof APIError> = {
   400: BadRequestError,
   401: AuthenticationError,
