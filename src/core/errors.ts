@@ -215,11 +215,18 @@ export class APITimeoutError extends APIConnectionError {
   }
 }
 
-/** The caller's `AbortSignal` fired. */
+/**
+ * The caller's `AbortSignal` fired. When it fired during `submitOrderAndWait` after the service had
+ * answered the POST, the order exists: `submissionId` names it, to resume with
+ * `client.submissions.wait(submissionId)` (never resubmit under a new `partnerOrderId`).
+ */
 export class APIUserAbortError extends PartnerOrdersError {
   override name = "APIUserAbortError";
-  constructor(message = "Request was aborted.") {
+  /** The submission the aborted wait was following; `undefined` when no submission was known yet. */
+  readonly submissionId: string | undefined;
+  constructor(message = "Request was aborted.", options?: { submissionId?: string }) {
     super(message);
+    this.submissionId = options?.submissionId;
   }
 }
 
