@@ -9,6 +9,7 @@ import {
 } from "./errors";
 import type { Log } from "./logger";
 import type { ResolvedOptions } from "./options";
+import { SecretSet } from "./redact";
 
 /** Where a call's bearer token comes from. */
 export interface TokenSource {
@@ -16,6 +17,8 @@ export interface TokenSource {
   get(signal?: AbortSignal): Promise<string>;
   /** The service refused `token` (401): forget it. True when a retry can bring a different token. */
   invalidate(token: string): boolean;
+  /** `text` with every secret this source knows (credential, tokens) replaced by `[redacted]`. */
+  redact(text: string): string;
 }
 
 export const tokenPath = "/oauth2/token";
@@ -42,13 +45,26 @@ export class ClientCredentialsTokenSource implements TokenSource {
   #cached: CachedToken | undefined;
   #inflight: Promise<CachedToken> | undefined;
   #cacheKey: Promise<string> | undefined;
+  readonly #secrets: SecretSet;
 
   constructor(
     private readonly options: ResolvedOptions,
     private readonly fetchFn: (request: Request) => Promise<Response>,
     private readonly clock: Clock,
     private readonly log?: Log,
-  ) {}
+  ) {
+    const { clientId = "", clientSecret = "" } = options;
+    this.#secrets = new SecretSet([
+      clientSecret,
+      // The Basic credential, as sent (RFC 6749 2.3.1) and as a careless server might rebuild it.
+      base64(`${formEncode(clientId)}:${formEncode(clientSecret)}`),
+      base64(`${clientId}:${clientSecret}`),
+    ]);
+  }
+
+  redact(text: string): string {
+    return this.#secrets.redact(text);
+  }
 
   async get(signal?: AbortSignal): Promise<string> {
     const now = this.clock.monotonic();
@@ -81,6 +97,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
   async #request(): Promise<CachedToken> {
     const cache = this.options.tokenCache;
     const token = cache ? this.#local(await this.#shared(cache)) : await this.#requestHere();
+    this.#secrets.addToken(token.value);
     this.#cached = token;
     return token;
   }
@@ -172,7 +189,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
     } finally {
       clearTimeout(timer);
     }
-    if (!response.ok) throw tokenError(response, text, this.clock.now());
+    if (!response.ok) throw tokenError(response, text, this.clock.now(), (t) => this.redact(t));
     let body: { access_token?: unknown; expires_in?: unknown } = {};
     try {
       const parsed: unknown = JSON.parse(text);
@@ -216,7 +233,12 @@ export class ClientCredentialsTokenSource implements TokenSource {
 }
 
 /** The token endpoint's error answer: an RFC 6749 `error` body or a problem document. */
-function tokenError(response: Response, text: string, nowMs: number) {
+function tokenError(
+  response: Response,
+  text: string,
+  nowMs: number,
+  redact: (text: string) => string,
+) {
   let body: unknown = text;
   try {
     const parsed = JSON.parse(text) as Record<string, unknown>;
@@ -233,15 +255,23 @@ function tokenError(response: Response, text: string, nowMs: number) {
   } catch {
     // Not JSON: the factory handles any body.
   }
-  return errorFromResponse("POST", tokenPath, response, body, nowMs);
+  return errorFromResponse("POST", tokenPath, response, body, nowMs, redact);
 }
 
 /** A token the partner manages: a fixed string, or a function called again after a 401. */
 export class ProvidedTokenSource implements TokenSource {
+  readonly #secrets = new SecretSet();
+
   constructor(private readonly provide: string | (() => string | Promise<string>)) {}
 
   async get(): Promise<string> {
-    return typeof this.provide === "string" ? this.provide : await this.provide();
+    const token = typeof this.provide === "string" ? this.provide : await this.provide();
+    if (typeof token === "string") this.#secrets.addToken(token);
+    return token;
+  }
+
+  redact(text: string): string {
+    return this.#secrets.redact(text);
   }
 
   invalidate(): boolean {

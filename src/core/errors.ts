@@ -5,6 +5,7 @@
  */
 
 import type { Submission } from "./models";
+import { boundText, redactDeep } from "./redact";
 
 /** The code catalog of the API document ("Errors"), open to codes added within v1 (Versioning rule 2). */
 export type ProblemCode =
@@ -140,10 +141,11 @@ export class APIError extends PartnerOrdersError {
 }
 
 function describe({ method, path, status, problem }: APIErrorInit): string {
+  // Server text, bounded: a hostile 5 MB detail must not become a 5 MB message (and log line).
   let text = `${method} ${path} failed with ${status}`;
-  if (problem?.code) text += ` ${problem.code}`;
-  if (problem?.detail) text += `: ${problem.detail}`;
-  if (problem?.requestId) text += ` (requestId ${problem.requestId})`;
+  if (problem?.code) text += ` ${boundText(problem.code, 100)}`;
+  if (problem?.detail) text += `: ${boundText(problem.detail)}`;
+  if (problem?.requestId) text += ` (requestId ${boundText(problem.requestId, 100)})`;
   return text;
 }
 
@@ -301,9 +303,10 @@ export class SubmissionLocationError extends PartnerOrdersError {
   /** The submission the service created or found, from the POST's answer body. */
   readonly submissionId: string;
   constructor(submissionId: string, reason: string) {
+    const id = boundText(submissionId, 100);
     super(
-      `The order was submitted (submission ${submissionId}), but ${reason}. Resume with ` +
-        `client.submissions.wait("${submissionId}"); do not submit it again under another partnerOrderId.`,
+      `The order was submitted (submission ${id}), but ${boundText(reason)}. Resume with ` +
+        `client.submissions.wait("${id}"); do not submit it again under another partnerOrderId.`,
     );
     this.submissionId = submissionId;
   }
@@ -325,6 +328,8 @@ const classByStatus: Record<number, typeof APIError> = {
  * The single factory from an error answer to an error class. `body` is whatever came back, as text
  * or already parsed: a problem document, an empty body, or an HTML page from a proxy; none of them
  * throws here. `nowMs` is the client's wall clock, against which a `Retry-After` date is read.
+ * `redact` blanks the secrets the client knows out of every string of the problem document before
+ * it reaches the error's message, `detail`, `title` or `problem` (API.md, Safety).
  */
 export function errorFromResponse(
   method: string,
@@ -332,8 +337,10 @@ export function errorFromResponse(
   response: { status: number; headers: Headers },
   body: unknown,
   nowMs: number = Date.now(),
+  redact?: (text: string) => string,
 ): APIError {
-  const problem = parseProblem(body, response.status);
+  const parsed = parseProblem(body, response.status);
+  const problem = parsed && redact ? (redactDeep(parsed, redact) as Problem) : parsed;
   const init: APIErrorInit = {
     status: response.status,
     method,

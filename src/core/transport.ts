@@ -214,7 +214,14 @@ export class Transport {
         message: `${method} ${path()} answered with a redirect (${response.status}), which is not followed.`,
       });
     }
-    const error = errorFromResponse(method, path(), response, result.error, clock.now());
+    const error = errorFromResponse(
+      method,
+      path(),
+      response,
+      result.error,
+      clock.now(),
+      tokens && ((text) => tokens.redact(text)),
+    );
     if (error instanceof AuthenticationError && token) rejectedToken.set(error, token);
     if (error instanceof RateLimitError && error.retryAfterSeconds && this.#config.rateLimitGate) {
       // The limit is the partner's, not this process's: the whole fleet waits it out.
