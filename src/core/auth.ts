@@ -1,6 +1,6 @@
 import { obtainSharedToken } from "../fleet/shared-token";
 import { type SharedToken, tokenCacheKey } from "../fleet/token-cache";
-import type { Clock } from "../internal/clock";
+import { type Clock, startTimer } from "../internal/clock";
 import {
   APIConnectionError,
   APITimeoutError,
@@ -160,7 +160,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
     // The token request is an HTTP attempt like any other: `timeoutMs` bounds it, or a silent token
     // endpoint would hang every call that waits on it.
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), this.options.timeoutMs);
+    const cancelTimer = startTimer(this.clock, this.options.timeoutMs, () => timeout.abort());
     let response: Response;
     let text: string;
     try {
@@ -187,7 +187,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
         },
       );
     } finally {
-      clearTimeout(timer);
+      cancelTimer();
     }
     if (!response.ok) throw tokenError(response, text, this.clock.now(), (t) => this.redact(t));
     let body: { access_token?: unknown; expires_in?: unknown } = {};

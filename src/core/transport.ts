@@ -1,6 +1,6 @@
 import createClient from "openapi-fetch";
 import type { RateLimitGate } from "../fleet/rate-limit-gate";
-import type { Clock } from "../internal/clock";
+import { type Clock, startTimer } from "../internal/clock";
 import { APIPromise, type WithResponse } from "./api-promise";
 import type { TokenSource } from "./auth";
 import {
@@ -155,7 +155,8 @@ export class Transport {
     // then gives up first, with its own error, and a retry mints afresh instead of joining it.
     const pendingToken =
       operation.auth !== false && tokens ? tokens.get(timeout.signal) : undefined;
-    const timer = setTimeout(() => timeout.abort(), timeoutMs);
+    // On the client's clock: an injected test clock decides when an attempt has taken too long.
+    const cancelTimer = startTimer(clock, timeoutMs, () => timeout.abort());
     const onAbort = signal && (() => timeout.abort());
     if (onAbort) signal.addEventListener("abort", onAbort, { once: true });
     const started = log.enabled("debug") ? clock.monotonic() : 0;
@@ -188,7 +189,7 @@ export class Transport {
         cause,
       });
     } finally {
-      clearTimeout(timer);
+      cancelTimer();
       if (onAbort) signal.removeEventListener("abort", onAbort);
     }
 
