@@ -67,6 +67,8 @@ export class PartnerOrders {
   readonly #clock: Clock;
   readonly #log: Log;
   readonly #mtls: MtlsConnection | undefined;
+  /** Blanks the secrets the client knows out of server text placed in a message (API.md, Safety). */
+  readonly #redact: (text: string) => string;
   #mcp: Promise<McpClient> | undefined;
 
   /**
@@ -81,6 +83,7 @@ export class PartnerOrders {
       this.#options.mtls && new MtlsConnection(this.#options.mtls, this.#clock, this.#log);
     const fetchFn = createFetch(options, this.#mtls);
     const tokens = createTokenSource(this.#options, fetchFn, this.#clock, this.#log);
+    this.#redact = tokens ? (text) => tokens.redact(text) : (text) => text;
     this.#transport = new Transport({
       baseUrl: this.#options.baseUrl,
       fetch: fetchFn,
@@ -272,7 +275,9 @@ export class PartnerOrders {
   #pollTarget(location: string | null, submission: Submission): string {
     if (!location) return submission.submissionId;
     const base = this.#options.baseUrl;
-    const refuse = (reason: string) => new SubmissionLocationError(submission.submissionId, reason);
+    // The id and the origin are server text: a hostile answer may echo a secret in them.
+    const refuse = (reason: string) =>
+      new SubmissionLocationError(this.#redact(submission.submissionId), this.#redact(reason));
     let url: URL;
     try {
       url = new URL(location, base);

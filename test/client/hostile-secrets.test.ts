@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { APIError } from "../../src/core/errors";
 import { harness, rejection } from "../support/client";
 import { json } from "../support/fake-server";
+import { orderRequest } from "../support/fixtures";
 
 // API.md, Safety: no secret in any error, message or stack, even when a hostile or careless server
 // echoes one back in its error text.
@@ -96,5 +97,21 @@ describe("a server that echoes secrets in its error text", () => {
     const error = await rejection(client.orders.get(5));
     expect((error as Error).message.length).toBeLessThan(1_200);
     expect((error as Error).message).toContain("…");
+  });
+});
+
+describe("a refused Location that echoes the access token", () => {
+  it("is redacted in the SubmissionLocationError", async () => {
+    const { client, server } = harness({ clientId, clientSecret: secret });
+    server.on("POST /oauth2/token", () => json({ access_token: token, expires_in: 3600 }));
+    server.on("POST /v1/orders", () =>
+      json({ submissionId: `id-${token}`, status: "queued" }, 201, {
+        location: `https://evil.test/${token}`,
+      }),
+    );
+    const error = await rejection(client.submitOrderAndWait(orderRequest()));
+    const text = renderings(error);
+    expect(text).not.toContain(token);
+    expect(text).toContain("[redacted]");
   });
 });
