@@ -18,6 +18,7 @@ import {
 import type { Log } from "./logger";
 import { decodeBody } from "./money";
 import type { RequestOptions } from "./options";
+import { boundText } from "./redact";
 import { retryPolicy, withRetries } from "./retry";
 
 /** One call as a resource describes it. */
@@ -111,7 +112,8 @@ export class Transport {
         onRetry: ({ error, attempt, delayMs }) =>
           log.info(`retrying ${operation.method} ${displayPath(operation)}`, {
             status: error instanceof APIError ? error.status : undefined,
-            code: error instanceof APIError ? error.code : undefined,
+            // Server text: bounded, so a hostile code cannot make a megabyte log line.
+            code: error instanceof APIError && error.code ? boundText(error.code, 100) : undefined,
             attempt,
             delayMs: Math.round(delayMs),
           }),

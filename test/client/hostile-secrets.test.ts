@@ -115,3 +115,22 @@ describe("a refused Location that echoes the access token", () => {
     expect(text).toContain("[redacted]");
   });
 });
+
+describe("a retried answer with a huge code", () => {
+  it("keeps the retry log line bounded", async () => {
+    const lines: string[] = [];
+    const push = (...args: unknown[]) => lines.push(JSON.stringify(args));
+    const { client, server } = harness({
+      logger: { debug: push, info: push, warn: push, error: push },
+      logLevel: "debug",
+    });
+    server.on(
+      "GET /v1/me",
+      () => json({ code: "c".repeat(5_000_000), title: "Unavailable" }, 503),
+      () => json({}),
+    );
+    await client.me();
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line.length).toBeLessThan(2_000);
+  });
+});
