@@ -1,6 +1,11 @@
 import { APIPromise, mapResult, type WithResponse } from "./core/api-promise";
 import { ClientCredentialsTokenSource, ProvidedTokenSource, type TokenSource } from "./core/auth";
-import { PartnerOrdersError, parseRetryAfter } from "./core/errors";
+import {
+  PartnerOrdersError,
+  parseRetryAfter,
+  RequestValidationError,
+  SubmissionLocationError,
+} from "./core/errors";
 import { type ClientLog, createLog, type Log, resolveLog } from "./core/logger";
 import type { McpClient } from "./core/mcp-client";
 import type {
@@ -67,6 +72,8 @@ export class PartnerOrders {
   readonly #clock: Clock;
   readonly #log: ClientLog;
   readonly #connection: Connection;
+  /** Blanks the secrets the client knows out of server text placed in a message (API.md, Safety). */
+  readonly #redact: (text: string) => string;
   #mcp: Promise<McpClient> | undefined;
 
   /**
@@ -96,6 +103,7 @@ export class PartnerOrders {
       this.#connection = { mtls, fetch, tokens };
     }
     const { fetch: fetchFn, tokens } = this.#connection;
+    this.#redact = tokens ? (text) => tokens.redact(text) : (text) => text;
     this.#transport = new Transport({
       baseUrl: this.#options.baseUrl,
       fetch: fetchFn,
@@ -270,6 +278,26 @@ export class PartnerOrders {
     event: WebhookEvent,
     options?: RequestOptions,
   ): Promise<Order | Shipment[] | OrderItem[] | null> {
+    // Called from JavaScript, or with a body that was never verified: a typed error, not a TypeError.
+    const shape = event as unknown as Record<string, unknown> | null | undefined;
+    if (
+      typeof shape !== "object" ||
+      shape === null ||
+      Array.isArray(shape) ||
+      typeof shape.type !== "string" ||
+      typeof shape.eventId !== "string"
+    ) {
+      throw new RequestValidationError(
+        [
+          {
+            path: "",
+            message:
+              "must be a webhook event (from verifyWebhook or parseWebhook), with a string type and eventId",
+          },
+        ],
+        "webhook event",
+      );
+    }
     if (isTestEvent(event) || !isKnownWebhookEvent(event)) return null;
     switch (event.type) {
       case "order.status_changed":
@@ -289,22 +317,30 @@ export class PartnerOrders {
   #pollTarget(location: string | null, submission: Submission): string {
     if (!location) return submission.submissionId;
     const base = this.#options.baseUrl;
+    // The id and the origin are server text: a hostile answer may echo a secret in them.
+    const refuse = (reason: string) =>
+      new SubmissionLocationError(this.#redact(submission.submissionId), this.#redact(reason));
     let url: URL;
     try {
       url = new URL(location, base);
     } catch {
       // All thrown errors extend PartnerOrdersError (API.md, Errors), a bad header included.
-      throw new PartnerOrdersError(
-        `The service answered the order submission with a Location that is not a URL; resume with client.submissions.wait("${submission.submissionId}").`,
-      );
+      throw refuse("the Location to poll is not a URL");
     }
     if (url.origin !== base.origin) {
-      throw new PartnerOrdersError(
-        `The service asked to poll another origin (${url.origin}); refused so credentials stay with ${base.origin}.`,
+      throw refuse(
+        `the Location to poll is on another origin (${url.origin}), refused so credentials stay with ${base.origin}`,
       );
     }
-    const id = decodeURIComponent(url.pathname.split("/").pop() ?? "");
-    assertValid(checkSubmissionId(id, "Location"), "Location header");
+    let id: string;
+    try {
+      id = decodeURIComponent(url.pathname.split("/").pop() ?? "");
+    } catch {
+      id = "";
+    }
+    if (checkSubmissionId(id, "Location").length > 0) {
+      throw refuse("the Location to poll does not end in a submission id");
+    }
     return id;
   }
 }

@@ -19,6 +19,7 @@ export {
   RateLimitError,
   RequestValidationError,
   ServiceUnavailableError,
+  SubmissionLocationError,
   SubmissionTimeoutError,
   UnprocessableEntityError,
   WebhookVerificationError,

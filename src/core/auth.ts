@@ -1,6 +1,6 @@
 import { obtainSharedToken } from "../fleet/shared-token";
 import { type SharedToken, tokenCacheKey } from "../fleet/token-cache";
-import type { Clock } from "../internal/clock";
+import { type Clock, startTimer } from "../internal/clock";
 import {
   APIConnectionError,
   APITimeoutError,
@@ -9,6 +9,7 @@ import {
 } from "./errors";
 import type { Log } from "./logger";
 import type { ResolvedOptions } from "./options";
+import { SecretSet } from "./redact";
 
 /** Where a call's bearer token comes from. */
 export interface TokenSource {
@@ -16,9 +17,15 @@ export interface TokenSource {
   get(signal?: AbortSignal): Promise<string>;
   /** The service refused `token` (401): forget it. True when a retry can bring a different token. */
   invalidate(token: string): boolean;
+  /** `text` with every secret this source knows (credential, tokens) replaced by `[redacted]`. */
+  redact(text: string): string;
 }
 
 export const tokenPath = "/oauth2/token";
+/** The lifetime of a token whose answer carries no `expires_in`. */
+const defaultTokenLifetimeSeconds = 3600;
+/** A longer `expires_in` (1e308 from a hostile server) is read as this: the token is renewed daily. */
+const maxTokenLifetimeSeconds = 24 * 3600;
 
 interface CachedToken {
   value: string;
@@ -38,13 +45,26 @@ export class ClientCredentialsTokenSource implements TokenSource {
   #cached: CachedToken | undefined;
   #inflight: Promise<CachedToken> | undefined;
   #cacheKey: Promise<string> | undefined;
+  readonly #secrets: SecretSet;
 
   constructor(
     private readonly options: ResolvedOptions,
     private readonly fetchFn: (request: Request) => Promise<Response>,
     private readonly clock: Clock,
     private readonly log?: Log,
-  ) {}
+  ) {
+    const { clientId = "", clientSecret = "" } = options;
+    this.#secrets = new SecretSet([
+      clientSecret,
+      // The Basic credential, as sent (RFC 6749 2.3.1) and as a careless server might rebuild it.
+      base64(`${formEncode(clientId)}:${formEncode(clientSecret)}`),
+      base64(`${clientId}:${clientSecret}`),
+    ]);
+  }
+
+  redact(text: string): string {
+    return this.#secrets.redact(text);
+  }
 
   async get(signal?: AbortSignal): Promise<string> {
     const now = this.clock.monotonic();
@@ -77,6 +97,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
   async #request(): Promise<CachedToken> {
     const cache = this.options.tokenCache;
     const token = cache ? this.#local(await this.#shared(cache)) : await this.#requestHere();
+    this.#secrets.addToken(token.value);
     this.#cached = token;
     return token;
   }
@@ -139,7 +160,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
     // The token request is an HTTP attempt like any other: `timeoutMs` bounds it, or a silent token
     // endpoint would hang every call that waits on it.
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), this.options.timeoutMs);
+    const cancelTimer = startTimer(this.clock, this.options.timeoutMs, () => timeout.abort());
     let response: Response;
     let text: string;
     try {
@@ -166,25 +187,39 @@ export class ClientCredentialsTokenSource implements TokenSource {
         },
       );
     } finally {
-      clearTimeout(timer);
+      cancelTimer();
     }
-    if (!response.ok) throw tokenError(response, text, this.clock.now());
-    let body: { access_token?: unknown; expires_in?: unknown };
+    if (!response.ok) throw tokenError(response, text, this.clock.now(), (t) => this.redact(t));
+    let body: { access_token?: unknown; expires_in?: unknown } = {};
     try {
-      body = JSON.parse(text);
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed === "object" && parsed !== null) body = parsed;
     } catch {
-      body = {};
+      // Not JSON: no access_token, refused below.
     }
-    if (typeof body.access_token !== "string" || !body.access_token) {
-      throw new AuthenticationError({
+    const refuse = (what: string) =>
+      new AuthenticationError({
         status: response.status,
         method: "POST",
         path: tokenPath,
         headers: response.headers,
-        message: `POST ${tokenPath} answered ${response.status} without an access_token.`,
+        message: `POST ${tokenPath} answered ${response.status} ${what}.`,
       });
+    if (typeof body.access_token !== "string" || !body.access_token) {
+      throw refuse("without an access_token");
     }
-    const lifetimeMs = (typeof body.expires_in === "number" ? body.expires_in : 3600) * 1000;
+    // `expires_in` is optional (RFC 6749 5.1): absent means the one-hour default. Present, it must
+    // be a positive number of seconds; anything else would make the renewal time meaningless and
+    // mint a token per call, so the answer is refused. A lifetime beyond a day is read as a day.
+    const expiresIn = body.expires_in;
+    if (
+      expiresIn !== undefined &&
+      (typeof expiresIn !== "number" || !Number.isFinite(expiresIn) || expiresIn <= 0)
+    ) {
+      throw refuse("with an expires_in that is not a positive number of seconds");
+    }
+    const lifetimeMs =
+      Math.min(expiresIn ?? defaultTokenLifetimeSeconds, maxTokenLifetimeSeconds) * 1000;
     // Renew max(60 s, 10 %) before expiry (API.md, Retries). A token living no longer than that
     // margin would be stale at birth and re-minted on every call: it is renewed at half-life.
     let margin = Math.max(60_000, lifetimeMs * 0.1);
@@ -198,7 +233,12 @@ export class ClientCredentialsTokenSource implements TokenSource {
 }
 
 /** The token endpoint's error answer: an RFC 6749 `error` body or a problem document. */
-function tokenError(response: Response, text: string, nowMs: number) {
+function tokenError(
+  response: Response,
+  text: string,
+  nowMs: number,
+  redact: (text: string) => string,
+) {
   let body: unknown = text;
   try {
     const parsed = JSON.parse(text) as Record<string, unknown>;
@@ -215,15 +255,23 @@ function tokenError(response: Response, text: string, nowMs: number) {
   } catch {
     // Not JSON: the factory handles any body.
   }
-  return errorFromResponse("POST", tokenPath, response, body, nowMs);
+  return errorFromResponse("POST", tokenPath, response, body, nowMs, redact);
 }
 
 /** A token the partner manages: a fixed string, or a function called again after a 401. */
 export class ProvidedTokenSource implements TokenSource {
+  readonly #secrets = new SecretSet();
+
   constructor(private readonly provide: string | (() => string | Promise<string>)) {}
 
   async get(): Promise<string> {
-    return typeof this.provide === "string" ? this.provide : await this.provide();
+    const token = typeof this.provide === "string" ? this.provide : await this.provide();
+    if (typeof token === "string") this.#secrets.addToken(token);
+    return token;
+  }
+
+  redact(text: string): string {
+    return this.#secrets.redact(text);
   }
 
   invalidate(): boolean {

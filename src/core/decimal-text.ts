@@ -17,6 +17,75 @@ export function fromDecimalText<D extends DecimalJs>(
   text: string,
 ): D | undefined {
   if (text.length > 200 || !plainDecimal.test(text)) return undefined;
+  if (!fastPathHolds(Ctor)) return undefined;
+  return build(Ctor, text);
+}
+
+/**
+ * Texts whose fast-path result is compared with decimal.js's own: zeros, signs, word boundaries of
+ * the base-1e7 digits on both sides of the point, leading and trailing zeros, 10-digit fractions.
+ */
+const probes = [
+  "0",
+  "-0",
+  "0.0000000000",
+  "1",
+  "-1",
+  "1234567",
+  "12345678",
+  "-12.3400000000",
+  "0.1234567",
+  "0.00000001",
+  "000120.0500",
+  "12345678901234.1234567891",
+  "-99999999999999.9999999999",
+];
+
+/** Constructors whose internals were checked, with the verdict; decided once per constructor. */
+const verdicts = new WeakMap<object, boolean>();
+
+/**
+ * The fast path writes decimal.js's private fields (`s`, `e`, `d`), which package.json does not pin
+ * (`^10.6.0`). On first use with a constructor, its results for the probes are compared with
+ * `new Ctor(text)`, value and structure (own fields, prototype, constructor); on any difference the
+ * fast path is dropped for good and every text goes through the constructor.
+ */
+function fastPathHolds(Ctor: new (value: string) => DecimalJs): boolean {
+  let verdict = verdicts.get(Ctor);
+  if (verdict === undefined) {
+    try {
+      verdict = probes.every((text) => sameDecimal(new Ctor(text), build(Ctor, text)));
+    } catch {
+      verdict = false;
+    }
+    verdicts.set(Ctor, verdict);
+  }
+  return verdict;
+}
+
+function sameDecimal(expected: unknown, built: unknown): boolean {
+  if (typeof expected !== "object" || expected === null || typeof built !== "object" || !built) {
+    return false;
+  }
+  if (Object.getPrototypeOf(expected) !== Object.getPrototypeOf(built)) return false;
+  const keys = Object.keys(expected).sort();
+  if (keys.join() !== Object.keys(built).sort().join()) return false;
+  const a = expected as Record<string, unknown>;
+  const b = built as Record<string, unknown>;
+  for (const key of keys) {
+    const x = a[key];
+    const y = b[key];
+    if (Array.isArray(x) || Array.isArray(y)) {
+      if (!Array.isArray(x) || !Array.isArray(y) || x.join() !== y.join()) return false;
+    } else if (!Object.is(x, y)) {
+      return false;
+    }
+  }
+  return String(expected) === String(built);
+}
+
+/** The object `new Ctor(text)` builds for plain decimal text, made without its parser. */
+function build<D extends DecimalJs>(Ctor: new (value: string) => D, text: string): D {
   let s = 1;
   let str = text;
   if (str.charCodeAt(0) === 45) {

@@ -5,6 +5,7 @@
  */
 
 import type { Submission } from "./models";
+import { boundText, redactDeep } from "./redact";
 
 /** The code catalog of the API document ("Errors"), open to codes added within v1 (Versioning rule 2). */
 export type ProblemCode =
@@ -140,10 +141,11 @@ export class APIError extends PartnerOrdersError {
 }
 
 function describe({ method, path, status, problem }: APIErrorInit): string {
+  // Server text, bounded: a hostile 5 MB detail must not become a 5 MB message (and log line).
   let text = `${method} ${path} failed with ${status}`;
-  if (problem?.code) text += ` ${problem.code}`;
-  if (problem?.detail) text += `: ${problem.detail}`;
-  if (problem?.requestId) text += ` (requestId ${problem.requestId})`;
+  if (problem?.code) text += ` ${boundText(problem.code, 100)}`;
+  if (problem?.detail) text += `: ${boundText(problem.detail)}`;
+  if (problem?.requestId) text += ` (requestId ${boundText(problem.requestId, 100)})`;
   return text;
 }
 
@@ -215,11 +217,18 @@ export class APITimeoutError extends APIConnectionError {
   }
 }
 
-/** The caller's `AbortSignal` fired. */
+/**
+ * The caller's `AbortSignal` fired. When it fired during `submitOrderAndWait` after the service had
+ * answered the POST, the order exists: `submissionId` names it, to resume with
+ * `client.submissions.wait(submissionId)` (never resubmit under a new `partnerOrderId`).
+ */
 export class APIUserAbortError extends PartnerOrdersError {
   override name = "APIUserAbortError";
-  constructor(message = "Request was aborted.") {
+  /** The submission the aborted wait was following; `undefined` when no submission was known yet. */
+  readonly submissionId: string | undefined;
+  constructor(message = "Request was aborted.", options?: { submissionId?: string }) {
     super(message);
+    this.submissionId = options?.submissionId;
   }
 }
 
@@ -283,6 +292,26 @@ export class SubmissionTimeoutError<S = Submission> extends PartnerOrdersError {
   }
 }
 
+/**
+ * The service answered the order submission, so the order WAS submitted, but the `Location` it gave
+ * to poll was refused (another origin, a path that is not a submission id, not a URL): nothing was
+ * sent there. Resume with `client.submissions.wait(error.submissionId)`; do not submit again under
+ * another `partnerOrderId`, which would create a second order.
+ */
+export class SubmissionLocationError extends PartnerOrdersError {
+  override name = "SubmissionLocationError";
+  /** The submission the service created or found, from the POST's answer body. */
+  readonly submissionId: string;
+  constructor(submissionId: string, reason: string) {
+    const id = boundText(submissionId, 100);
+    super(
+      `The order was submitted (submission ${id}), but ${boundText(reason)}. Resume with ` +
+        `client.submissions.wait("${id}"); do not submit it again under another partnerOrderId.`,
+    );
+    this.submissionId = submissionId;
+  }
+}
+
 const classByStatus: Record<number, typeof APIError> = {
   400: BadRequestError,
   401: AuthenticationError,
@@ -299,6 +328,8 @@ const classByStatus: Record<number, typeof APIError> = {
  * The single factory from an error answer to an error class. `body` is whatever came back, as text
  * or already parsed: a problem document, an empty body, or an HTML page from a proxy; none of them
  * throws here. `nowMs` is the client's wall clock, against which a `Retry-After` date is read.
+ * `redact` blanks the secrets the client knows out of every string of the problem document before
+ * it reaches the error's message, `detail`, `title` or `problem` (API.md, Safety).
  */
 export function errorFromResponse(
   method: string,
@@ -306,8 +337,10 @@ export function errorFromResponse(
   response: { status: number; headers: Headers },
   body: unknown,
   nowMs: number = Date.now(),
+  redact?: (text: string) => string,
 ): APIError {
-  const problem = parseProblem(body, response.status);
+  const parsed = parseProblem(body, response.status);
+  const problem = parsed && redact ? (redactDeep(parsed, redact) as Problem) : parsed;
   const init: APIErrorInit = {
     status: response.status,
     method,
@@ -350,16 +383,81 @@ function parseProblem(body: unknown, status: number): Problem | undefined {
 }
 
 /**
- * `Retry-After` in seconds: delta-seconds or an HTTP date (RFC 9110 10.2.3). Null when absent or
- * unreadable; never negative.
+ * `Retry-After` in seconds: delta-seconds (digits only) or an HTTP-date (RFC 9110 10.2.3: the
+ * IMF-fixdate, or the obsolete RFC 850 and asctime forms). Null when absent or malformed, so a
+ * value such as `-5` or `2, 3` is no hint at all and the normal backoff applies; never negative.
  */
 export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): number | null {
   const raw = headers.get("retry-after")?.trim();
   if (!raw) return null;
-  if (/^\d+(\.\d+)?$/.test(raw)) return Number(raw);
-  const date = Date.parse(raw);
-  if (Number.isNaN(date)) return null;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const date = parseHttpDate(raw, nowMs);
+  if (date === null) return null;
   return Math.max(0, (date - nowMs) / 1000);
+}
+
+const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const month = months.join("|");
+const time = "(\\d{2}):(\\d{2}):(\\d{2})";
+/** `Sun, 06 Nov 1994 08:49:37 GMT` */
+const imfFixdate = new RegExp(
+  `^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\\d{2}) (${month}) (\\d{4}) ${time} GMT$`,
+);
+/** `Sunday, 06-Nov-94 08:49:37 GMT` */
+const rfc850 = new RegExp(
+  `^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\\d{2})-(${month})-(\\d{2}) ${time} GMT$`,
+);
+/** `Sun Nov  6 08:49:37 1994` */
+const asctime = new RegExp(
+  `^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (${month}) ([ \\d]\\d) ${time} (\\d{4})$`,
+);
+
+/** The fields of the three HTTP-date forms, as [day, month, year, hours, minutes, seconds]. */
+function dateParts(
+  text: string,
+  nowMs: number,
+): [day: string, mon: string, year: number, h: string, m: string, s: string] | null {
+  const fixdate = imfFixdate.exec(text);
+  if (fixdate) {
+    const [, day = "", mon = "", year, h = "", m = "", s = ""] = fixdate;
+    return [day, mon, Number(year), h, m, s];
+  }
+  const obsolete = rfc850.exec(text);
+  if (obsolete) {
+    const [, day = "", mon = "", yy, h = "", m = "", s = ""] = obsolete;
+    // A two-digit year more than 50 years ahead is in the past century (RFC 9110 5.6.7).
+    let year = 2000 + Number(yy);
+    if (year > new Date(nowMs).getUTCFullYear() + 50) year -= 100;
+    return [day, mon, year, h, m, s];
+  }
+  const ansi = asctime.exec(text);
+  if (ansi) {
+    const [, mon = "", day = "", h = "", m = "", s = "", year] = ansi;
+    return [day.trim(), mon, Number(year), h, m, s];
+  }
+  return null;
+}
+
+/** Epoch ms of an HTTP-date (RFC 9110 5.6.7), or null when `text` is not one. */
+function parseHttpDate(text: string, nowMs: number): number | null {
+  const parts = dateParts(text, nowMs);
+  if (!parts) return null;
+  const [day, mon, year, h, m, s] = parts;
+  const monthIndex = months.indexOf(mon);
+  const ms = Date.UTC(year, monthIndex, Number(day), Number(h), Number(m), Number(s));
+  const date = new Date(ms);
+  // Date.UTC rolls 30 Feb over to March and 24:00 over to the next day: such a date is malformed.
+  if (
+    date.getUTCFullYear() !== year ||
+    date.getUTCMonth() !== monthIndex ||
+    date.getUTCDate() !== Number(day) ||
+    date.getUTCHours() !== Number(h) ||
+    date.getUTCMinutes() !== Number(m) ||
+    date.getUTCSeconds() !== Number(s)
+  ) {
+    return null;
+  }
+  return ms;
 }
 
 /**

@@ -91,11 +91,16 @@ export function decodeBody(operationId: string, text: string): unknown {
   } catch {
     throw new PartnerOrdersError(`The ${operationId} response body is not valid JSON.`);
   }
-  if (fields) convert(data, fields.tree, operationId);
+  if (fields) convert(data, fields.tree, operationId, fields.numberPaths);
   return data;
 }
 
-function convert(holder: unknown, nodes: readonly FieldNode[], operationId: string): void {
+function convert(
+  holder: unknown,
+  nodes: readonly FieldNode[],
+  operationId: string,
+  numberPaths: ReadonlySet<string>,
+): void {
   if (typeof holder !== "object" || holder === null) return;
   const record = holder as Record<string, unknown>;
   for (const node of nodes) {
@@ -104,23 +109,48 @@ function convert(holder: unknown, nodes: readonly FieldNode[], operationId: stri
     // Null is not zero (API document, OrderTotals): it stays null, and so does anything under it.
     if (value === null || value === undefined) continue;
     if (node.each) {
-      if (Array.isArray(value)) for (const item of value) convert(item, node.children, operationId);
+      if (Array.isArray(value))
+        for (const item of value) convert(item, node.children, operationId, numberPaths);
     } else if (node.leaf) {
-      record[node.key] = toDecimal(value, node.path, operationId);
+      record[node.key] = toDecimal(value, node.path, operationId, numberPaths.has(node.path));
     } else {
-      convert(value, node.children, operationId);
+      convert(value, node.children, operationId, numberPaths);
     }
   }
 }
 
-function toDecimal(value: unknown, path: string, operationId: string): Decimal {
-  if ((typeof value === "string" || typeof value === "number") && value !== "") {
-    try {
-      return (typeof value === "string" && fromDecimalText(Decimal, value)) || new Decimal(value);
-    } catch {
-      // fall through to the typed error
+/**
+ * Decimal text as the service writes it in a string (API document, OrderTotals): digits, an optional
+ * `-` and an optional fraction. No exponent, no `+`, no hex, no `NaN` or `Infinity`: decimal.js reads
+ * all of those, so they are refused before it sees them.
+ */
+const decimalString = /^-?\d+(?:\.\d+)?$/;
+/**
+ * A JSON number as written (RFC 8259), the form of number-encoded money (SubmittedOrder.totalPrice,
+ * Quote.totalPrice). JSON allows an exponent there, and decimal.js reads one exactly, so it is kept.
+ */
+const jsonNumber = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+function toDecimal(
+  value: unknown,
+  path: string,
+  operationId: string,
+  numberEncoded: boolean,
+): Decimal {
+  let result: Decimal | undefined;
+  try {
+    if (typeof value === "string" && (numberEncoded ? jsonNumber : decimalString).test(value)) {
+      result = fromDecimalText(Decimal, value) ?? new Decimal(value);
+    } else if (typeof value === "number" && Number.isFinite(value)) {
+      result = new Decimal(value);
     }
+  } catch {
+    // fall through to the typed error
   }
+  // An exponent past decimal.js's range reads as Infinity, or as zero by underflow: not an amount.
+  const underflow =
+    result?.isZero() && typeof value === "string" && /[1-9]/.test(value.split(/[eE]/)[0] ?? "");
+  if (result?.isFinite() && !underflow) return result;
   throw new PartnerOrdersError(
     `The ${operationId} response has a value at ${path} that is not a decimal amount.`,
   );

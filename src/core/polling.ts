@@ -77,15 +77,28 @@ export async function pollSubmission(args: {
     try {
       await clock.sleep(waitMs, signal);
     } catch {
-      throw new APIUserAbortError("The wait for the submission was aborted.");
+      throw abortedWait(submission.submissionId);
     }
     try {
       answer = await poll(deadline);
     } catch (error) {
       // Within a bounded wait, running out of time on a poll is the wait's timeout.
       if (error instanceof APITimeoutError) throw timeout();
+      if (error instanceof APIUserAbortError) throw abortedWait(submission.submissionId);
       throw error;
     }
     onPoll?.(answer.submission);
   }
+}
+
+/**
+ * The abort of a wait on a known submission: the order exists, so the error names it and says how
+ * to resume (API.md: an aborted call throws APIUserAbortError).
+ */
+export function abortedWait(submissionId: string): APIUserAbortError {
+  return new APIUserAbortError(
+    `The wait for submission ${submissionId} was aborted; the order was submitted. Resume with ` +
+      `client.submissions.wait("${submissionId}").`,
+    { submissionId },
+  );
 }

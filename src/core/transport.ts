@@ -1,6 +1,6 @@
 import createClient from "openapi-fetch";
 import type { RateLimitGate } from "../fleet/rate-limit-gate";
-import type { Clock } from "../internal/clock";
+import { type Clock, startTimer } from "../internal/clock";
 import { APIPromise, type WithResponse } from "./api-promise";
 import type { TokenSource } from "./auth";
 import {
@@ -19,6 +19,7 @@ import { headerViolations, mergeHeaders } from "./headers";
 import type { Log } from "./logger";
 import { decodeBody } from "./money";
 import type { RequestOptions } from "./options";
+import { boundText } from "./redact";
 import { retryPolicy, withRetries } from "./retry";
 
 /** @internal One call as a resource describes it. */
@@ -123,7 +124,8 @@ export class Transport {
         onRetry: ({ error, attempt, delayMs }) =>
           log.info(`retrying ${operation.method} ${displayPath(operation)}`, {
             status: error instanceof APIError ? error.status : undefined,
-            code: error instanceof APIError ? error.code : undefined,
+            // Server text: bounded, so a hostile code cannot make a megabyte log line.
+            code: error instanceof APIError && error.code ? boundText(error.code, 100) : undefined,
             attempt,
             delayMs: Math.round(delayMs),
           }),
@@ -167,7 +169,8 @@ export class Transport {
     // then gives up first, with its own error, and a retry mints afresh instead of joining it.
     const pendingToken =
       operation.auth !== false && tokens ? tokens.get(timeout.signal) : undefined;
-    const timer = setTimeout(() => timeout.abort(), timeoutMs);
+    // On the client's clock: an injected test clock decides when an attempt has taken too long.
+    const cancelTimer = startTimer(clock, timeoutMs, () => timeout.abort());
     const onAbort = signal && (() => timeout.abort());
     if (onAbort) signal.addEventListener("abort", onAbort, { once: true });
     const started = log.enabled("debug") ? clock.monotonic() : 0;
@@ -209,7 +212,7 @@ export class Transport {
         cause,
       });
     } finally {
-      clearTimeout(timer);
+      cancelTimer();
       if (onAbort) signal.removeEventListener("abort", onAbort);
     }
 
@@ -235,7 +238,14 @@ export class Transport {
         message: `${method} ${path()} answered with a redirect (${response.status}), which is not followed.`,
       });
     }
-    const error = errorFromResponse(method, path(), response, result.error, clock.now());
+    const error = errorFromResponse(
+      method,
+      path(),
+      response,
+      result.error,
+      clock.now(),
+      tokens && ((text) => tokens.redact(text)),
+    );
     if (error instanceof AuthenticationError && token) rejectedToken.set(error, token);
     if (error instanceof RateLimitError && error.retryAfterSeconds && this.#config.rateLimitGate) {
       // The limit is the partner's, not this process's: the whole fleet waits it out.

@@ -15,6 +15,21 @@ export interface Clock {
    * Optional: a clock that does not need it leaves it out.
    */
   track?(exchange: Promise<unknown>): void;
+  /**
+   * Runs `run` once `ms` of this clock's time have passed; returns a function that cancels it. The
+   * per-attempt timeout (`timeoutMs`) runs on it, so a test clock decides when an attempt times
+   * out. Optional: a clock without it (one whose `sleep` resolves at once, say) has its attempts
+   * timed by the host's timers, as a clock that resolved every timeout at once would fail every
+   * call.
+   */
+  setTimer?(ms: number, run: () => void): () => void;
+}
+
+/** `run` after `ms` on `clock`'s timers when it has them, else on the host's; returns a cancel. */
+export function startTimer(clock: Clock, ms: number, run: () => void): () => void {
+  if (clock.setTimer) return clock.setTimer(ms, run);
+  const timer = setTimeout(run, Math.max(0, ms));
+  return () => clearTimeout(timer);
 }
 
 export const systemClock: Clock = {
@@ -36,4 +51,8 @@ export const systemClock: Clock = {
       );
       signal?.addEventListener("abort", onAbort, { once: true });
     }),
+  setTimer: (ms, run) => {
+    const timer = setTimeout(run, Math.max(0, ms));
+    return () => clearTimeout(timer);
+  },
 };

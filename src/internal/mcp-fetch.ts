@@ -64,7 +64,14 @@ export function createMcpFetch(
       }
       if (response.ok || !isTypedStatus(response.status)) return response;
       const text = await response.text().catch(() => "");
-      const error = errorFromResponse(method, path, response, text, clock.now());
+      const error = errorFromResponse(
+        method,
+        path,
+        response,
+        text,
+        clock.now(),
+        tokens && ((t) => tokens.redact(t)),
+      );
       if (error instanceof AuthenticationError && token) rejected.set(error, token);
       throw error;
     };

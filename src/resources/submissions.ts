@@ -1,9 +1,14 @@
 import { APIPromise, type WithResponse } from "../core/api-promise";
-import { APITimeoutError, parseRetryAfter, SubmissionTimeoutError } from "../core/errors";
+import {
+  APITimeoutError,
+  APIUserAbortError,
+  parseRetryAfter,
+  SubmissionTimeoutError,
+} from "../core/errors";
 import type { Submission, SubmissionStatus } from "../core/models";
 import type { RequestOptions } from "../core/options";
 import type { Paginated } from "../core/pagination";
-import { type Answer, pollSubmission, type WaitOptions } from "../core/polling";
+import { type Answer, abortedWait, pollSubmission, type WaitOptions } from "../core/polling";
 import type { CallOptions, Transport } from "../core/transport";
 import {
   assertValid,
@@ -85,6 +90,7 @@ export class Submissions {
     try {
       first = await poll(deadline);
     } catch (error) {
+      if (error instanceof APIUserAbortError) throw abortedWait(submissionId);
       throw this.timeoutOr(error, submissionId, startedAt);
     }
     options.onPoll?.(first.submission);

@@ -7,7 +7,7 @@ import {
   RateLimitError,
 } from "../../src/core/errors";
 import { harness, rejection } from "../support/client";
-import { hang, json, problem, raw } from "../support/fake-server";
+import { json, problem, raw, stall } from "../support/fake-server";
 
 const me = {
   partnerId: "p",
@@ -254,8 +254,8 @@ describe("token endpoint failures become typed errors without the secret", () =>
 
 describe("a token endpoint that never answers", () => {
   it("is bounded by timeoutMs like any attempt, retried, then APITimeoutError", async () => {
-    const { client, server } = harness({ timeoutMs: 20, maxRetries: 1 });
-    server.on("POST /oauth2/token", hang);
+    const { client, server, clock } = harness({ timeoutMs: 20, maxRetries: 1 });
+    server.on("POST /oauth2/token", stall(clock));
     expect(await rejection(client.me())).toBeInstanceOf(APITimeoutError);
     expect(server.tokenRequests).toHaveLength(2);
     expect(server.tokenRequests.every((r) => r.signal.aborted)).toBe(true);

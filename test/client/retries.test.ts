@@ -14,7 +14,7 @@ import {
   UnprocessableEntityError,
 } from "../../src/core/errors";
 import { harness, rejection } from "../support/client";
-import { connectionRefused, hang, json, problem } from "../support/fake-server";
+import { connectionRefused, hang, json, problem, stall } from "../support/fake-server";
 import { completedSubmission, orderRequest } from "../support/fixtures";
 
 const me = {
@@ -153,7 +153,7 @@ describe("503, connection errors and timeouts: exponential backoff", () => {
 
   it("an attempt longer than timeoutMs is aborted and retried, then APITimeoutError", async () => {
     const { client, server, clock } = harness({ timeoutMs: 15 });
-    server.on("GET /v1/me", hang);
+    server.on("GET /v1/me", stall(clock));
     const error = await rejection(client.me());
     expect(error).toBeInstanceOf(APITimeoutError);
     expect(server.apiRequests).toHaveLength(3);
@@ -162,8 +162,8 @@ describe("503, connection errors and timeouts: exponential backoff", () => {
   });
 
   it("a per-call timeoutMs bounds each attempt of that call", async () => {
-    const { client, server } = harness({ maxRetries: 0 });
-    server.on("GET /v1/me", hang);
+    const { client, server, clock } = harness({ maxRetries: 0 });
+    server.on("GET /v1/me", stall(clock));
     expect(await rejection(client.me({ timeoutMs: 10 }))).toBeInstanceOf(APITimeoutError);
     expect(server.apiRequests).toHaveLength(1);
   });

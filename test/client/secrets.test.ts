@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { PartnerOrders } from "../../src/client";
 import type { Logger } from "../../src/core/logger";
 import { harness, rejection } from "../support/client";
-import { connectionRefused, type FakeServer, hang, json, problem } from "../support/fake-server";
+import type { FakeClock } from "../support/fake-clock";
+import { connectionRefused, type FakeServer, json, problem, stall } from "../support/fake-server";
 import { orderRequest, submission } from "../support/fixtures";
 
 const secret = "SECRET-PLANTED-123";
@@ -34,7 +35,7 @@ function renderings(error: unknown): string[] {
 
 type Scenario = [
   name: string,
-  setup: (server: FakeServer) => void,
+  setup: (server: FakeServer, clock: FakeClock) => void,
   call: (c: PartnerOrders) => PromiseLike<unknown>,
 ];
 
@@ -67,7 +68,7 @@ const scenarios: Scenario[] = [
   ["500", (s) => s.on("GET /v1/me", () => problem(500, "internal_error")), (c) => c.me()],
   ["503", (s) => s.on("GET /v1/me", () => problem(503, "service_unavailable")), (c) => c.me()],
   ["connection error", (s) => s.on("GET /v1/me", connectionRefused), (c) => c.me()],
-  ["timeout", (s) => s.on("GET /v1/me", hang), (c) => c.me({ timeoutMs: 5 })],
+  ["timeout", (s, clock) => s.on("GET /v1/me", stall(clock)), (c) => c.me({ timeoutMs: 5 })],
   [
     "edge firewall 403",
     (s) => s.on("GET /v1/me", () => new Response(null, { status: 403 })),
@@ -102,14 +103,14 @@ const scenarios: Scenario[] = [
 describe("no secret in errors or logs", () => {
   it.each(scenarios)("%s", async (_, setup, call) => {
     const lines: unknown[][] = [];
-    const { client, server } = harness({
+    const { client, server, clock } = harness({
       clientSecret: secret,
       logger: capturingLogger(lines),
       logLevel: "debug",
       timeoutMs: 50,
     });
     issueToken(server);
-    setup(server);
+    setup(server, clock);
     const error = await rejection(() => call(client));
     for (const text of renderings(error)) {
       for (const value of planted) expect(text).not.toContain(value);

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { SubmissionTimeoutError } from "../../src/core/errors";
 import { harness, rejection } from "../support/client";
-import { hang } from "../support/fake-server";
+import { stall } from "../support/fake-server";
 import { orderRequest } from "../support/fixtures";
 
 describe("submitOrderAndWait when the POST never answers", () => {
   it("times out saying to resend the identical request, not to wait on an unknown id", async () => {
-    const { client, server } = harness({ timeoutMs: 20 });
-    server.on("POST /v1/orders", hang);
+    const { client, server, clock } = harness({ timeoutMs: 20 });
+    server.on("POST /v1/orders", stall(clock));
     const error = await rejection(client.submitOrderAndWait(orderRequest(), { timeoutMs: 1_500 }));
     expect(error).toBeInstanceOf(SubmissionTimeoutError);
     const timeout = error as SubmissionTimeoutError;

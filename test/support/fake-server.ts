@@ -64,6 +64,23 @@ export function hang(request: Recorded): Promise<Response> {
   });
 }
 
+/**
+ * A server that never answers while fake time runs on: the request hangs and `clock` moves from
+ * timer to timer until the request is aborted (the client's `timeoutMs` or deadline fired), so a
+ * timeout costs no real time.
+ */
+export function stall(clock: {
+  runNextTimer(): boolean;
+}): (request: Recorded) => Promise<Response> {
+  return (request) => {
+    const answer = hang(request);
+    while (!request.signal.aborted && clock.runNextTimer()) {
+      // each timer that falls due runs; the client's timeout aborts the request
+    }
+    return answer;
+  };
+}
+
 /** What fetch does when the connection fails. */
 export function connectionRefused(): never {
   throw new TypeError("fetch failed", { cause: new Error("ECONNREFUSED") });
