@@ -396,21 +396,17 @@ export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): n
   return Math.max(0, (date - nowMs) / 1000);
 }
 
-const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-const month = months.join("|");
-const time = "(\\d{2}):(\\d{2}):(\\d{2})";
+// Regular expression literals, not `new RegExp`, so a bundle that does not read `Retry-After` (the
+// webhooks entry) drops them.
 /** `Sun, 06 Nov 1994 08:49:37 GMT` */
-const imfFixdate = new RegExp(
-  `^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\\d{2}) (${month}) (\\d{4}) ${time} GMT$`,
-);
+const imfFixdate =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
 /** `Sunday, 06-Nov-94 08:49:37 GMT` */
-const rfc850 = new RegExp(
-  `^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\\d{2})-(${month})-(\\d{2}) ${time} GMT$`,
-);
+const rfc850 =
+  /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
 /** `Sun Nov  6 08:49:37 1994` */
-const asctime = new RegExp(
-  `^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (${month}) ([ \\d]\\d) ${time} (\\d{4})$`,
-);
+const asctime =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
 
 /** The fields of the three HTTP-date forms, as [day, month, year, hours, minutes, seconds]. */
 function dateParts(
@@ -443,7 +439,7 @@ function parseHttpDate(text: string, nowMs: number): number | null {
   const parts = dateParts(text, nowMs);
   if (!parts) return null;
   const [day, mon, year, h, m, s] = parts;
-  const monthIndex = months.indexOf(mon);
+  const monthIndex = "JanFebMarAprMayJunJulAugSepOctNovDec".indexOf(mon) / 3;
   const ms = Date.UTC(year, monthIndex, Number(day), Number(h), Number(m), Number(s));
   const date = new Date(ms);
   // Date.UTC rolls 30 Feb over to March and 24:00 over to the next day: such a date is malformed.

@@ -8,7 +8,7 @@ import {
 import type { Logger } from "../../src/core/logger";
 import { mcpAccessOf } from "../../src/internal/mcp-access";
 import { harness, rejection } from "../support/client";
-import { FakeServer, hang, json, problem } from "../support/fake-server";
+import { FakeServer, json, problem, stall } from "../support/fake-server";
 
 const sites = () => json({ sites: [] });
 const unavailable = () => problem(503, "service_unavailable");
@@ -84,8 +84,8 @@ describe("client.withOptions()", () => {
   });
 
   it("timeoutMs changes on the new client only", async () => {
-    const { client, server } = harness({ maxRetries: 0 });
-    server.on("GET /v1/me", hang);
+    const { client, server, clock } = harness({ maxRetries: 0 });
+    server.on("GET /v1/me", stall(clock));
     const error = await rejection(client.withOptions({ timeoutMs: 5 }).me());
     expect(error).toBeInstanceOf(APITimeoutError);
     expect((error as Error).message).toMatch(/after 5 ms/);
