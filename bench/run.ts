@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: this SDK against what a partner would otherwise write, side by side in one run,
- * and the goals it is held to. Prints progress and a report, and writes bench/results.md.
+ * and the goals it is held to. Prints progress and a report, and writes bench/results.md (keeping
+ * its hand-written notes).
  *
  *   BENCH_ROUNDS=7 npm run bench     more rounds (default 5)
  *
  * See bench/README.md for what is measured and how.
  */
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -23,7 +24,7 @@ import {
   tokenRequestsForColdBurst,
 } from "./goals";
 import { MODES, runLatency, SCENARIOS } from "./latency";
-import { median, ratio, spread, time } from "./stats";
+import { median, ratio, spread, time, withNotes } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CREDENTIALS = { clientId: "sandbox-client", clientSecret: "sandbox-secret" };
@@ -115,7 +116,10 @@ try {
   throw error;
 }
 
-writeFileSync(resolve(root, "bench/results.md"), report);
+const resultsPath = resolve(root, "bench/results.md");
+const previous = existsSync(resultsPath) ? readFileSync(resultsPath, "utf8") : "";
+report = withNotes(report, previous);
+writeFileSync(resultsPath, report);
 console.log(`\n${report}`);
 progress("wrote bench/results.md");
 

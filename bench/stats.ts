@@ -32,3 +32,16 @@ export function rotate<T>(items: readonly T[], round: number): T[] {
   const k = round % items.length;
   return [...items.slice(k), ...items.slice(0, k)];
 }
+
+/** The heading of the hand-written notes that close bench/results.md. */
+export const NOTES_HEADING = "## Reading these figures";
+
+/**
+ * A new report followed by the hand-written notes of the previous results.md, if it had any: the
+ * tables are measured again on each run, the notes are not, and a run must not erase them.
+ */
+export function withNotes(report: string, previous: string): string {
+  const at = previous.indexOf(`\n${NOTES_HEADING}\n`);
+  if (at === -1) return report;
+  return `${report.trimEnd()}\n\n${previous.slice(at + 1)}`;
+}
