@@ -22,7 +22,7 @@ const minPollIntervalMs = 250;
 export interface WaitOptions {
   /**
    * Deadline of the whole wait, in milliseconds: the POST, its retries and every poll.
-   * @default 120000 ({@link defaultWaitTimeoutMs})
+   * @default 120000
    */
   timeoutMs?: number;
   /** Aborts the wait, its requests and its sleeps; it then throws `APIUserAbortError`. */
