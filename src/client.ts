@@ -1,11 +1,6 @@
-import { APIPromise, mapResult, type WithResponse } from "./core/api-promise";
+import { type APIPromise, mapResult } from "./core/api-promise";
 import { ClientCredentialsTokenSource, ProvidedTokenSource, type TokenSource } from "./core/auth";
-import {
-  PartnerOrdersError,
-  parseRetryAfter,
-  RequestValidationError,
-  SubmissionLocationError,
-} from "./core/errors";
+import { PartnerOrdersError, RequestValidationError } from "./core/errors";
 import { type ClientLog, createLog, type Log, resolveLog } from "./core/logger";
 import type { McpClient } from "./core/mcp-client";
 import type {
@@ -28,10 +23,9 @@ import {
   resolveOptions,
   resolveTuning,
 } from "./core/options";
-import { type Answer, pollSubmission, type WaitOptions } from "./core/polling";
+import { SubmissionWaiter, type WaitOptions } from "./core/polling";
 import { Transport } from "./core/transport";
 import { withUserAgent } from "./core/user-agent";
-import { assertValid, checkSubmissionId, validateOrderRequest } from "./core/validation";
 import { type Clock, systemClock } from "./internal/clock";
 import { collect } from "./internal/collect";
 import { attachMcpAccess } from "./internal/mcp-access";
@@ -39,7 +33,7 @@ import { createMcpFetch } from "./internal/mcp-fetch";
 import { Orders, submitOperation } from "./resources/orders";
 import { Products } from "./resources/products";
 import { Sites } from "./resources/sites";
-import { Submissions } from "./resources/submissions";
+import { getSubmission, Submissions } from "./resources/submissions";
 import {
   isKnownWebhookEvent,
   isTestEvent,
@@ -72,8 +66,8 @@ export class PartnerOrders {
   readonly #clock: Clock;
   readonly #log: ClientLog;
   readonly #connection: Connection;
-  /** Blanks the secrets the client knows out of server text placed in a message (API.md, Safety). */
-  readonly #redact: (text: string) => string;
+  /** The one waiter behind `submitOrderAndWait` and `submissions.wait`. */
+  readonly #waiter: SubmissionWaiter;
   #mcp: Promise<McpClient> | undefined;
 
   /**
@@ -103,7 +97,6 @@ export class PartnerOrders {
       this.#connection = { mtls, fetch, tokens };
     }
     const { fetch: fetchFn, tokens } = this.#connection;
-    this.#redact = tokens ? (text) => tokens.redact(text) : (text) => text;
     this.#transport = new Transport({
       baseUrl: this.#options.baseUrl,
       fetch: fetchFn,
@@ -116,7 +109,15 @@ export class PartnerOrders {
       headers: this.#options.defaultHeaders,
     });
     this.orders = new Orders(this.#transport, this.#log, this.#clock);
-    this.submissions = new Submissions(this.#transport, this.#clock);
+    this.#waiter = new SubmissionWaiter({
+      transport: this.#transport,
+      clock: this.#clock,
+      baseUrl: this.#options.baseUrl,
+      // Blanks the secrets the client knows out of server text placed in a message (API.md, Safety).
+      redact: tokens ? (text) => tokens.redact(text) : (text) => text,
+      getSubmission,
+    });
+    this.submissions = new Submissions(this.#transport, this.#waiter);
     this.products = new Products(this.#transport);
     this.sites = new Sites(this.#transport);
     // partner-orders/mcp reaches the same fetch and token cache through a symbol, not a public field.
@@ -218,45 +219,7 @@ export class PartnerOrders {
    * response it came from.
    */
   submitOrderAndWait(request: OrderRequest, options: WaitOptions = {}): APIPromise<Submission> {
-    return new APIPromise(this.#submitAndWait(request, options));
-  }
-
-  async #submitAndWait(
-    request: OrderRequest,
-    options: WaitOptions,
-  ): Promise<WithResponse<Submission>> {
-    assertValid(validateOrderRequest(request), "order request");
-    const { signal, onPoll, maxRetries, headers } = options;
-    const startedAt = this.#clock.monotonic();
-    const deadline = startedAt + (options.timeoutMs ?? 120_000);
-    let first: Answer;
-    let location: string | null;
-    try {
-      const { data, response } = await this.#transport
-        .request<Submission>(submitOperation(request), { signal, maxRetries, headers, deadline })
-        .withResponse();
-      first = {
-        submission: data,
-        retryAfterSeconds: parseRetryAfter(response.headers, this.#clock.now()),
-        response,
-      };
-      location = response.headers.get("location");
-    } catch (error) {
-      throw this.submissions.timeoutOr(error, "", startedAt);
-    }
-    onPoll?.(first.submission);
-    const submissionId = this.#pollTarget(location, first.submission);
-    const last = await pollSubmission({
-      first,
-      poll: (until) =>
-        this.submissions.answer(submissionId, { signal, maxRetries, headers, deadline: until }),
-      deadline,
-      startedAt,
-      clock: this.#clock,
-      signal,
-      onPoll,
-    });
-    return { data: last.submission, response: last.response };
+    return this.#waiter.wait(submitOperation(request), options);
   }
 
   /**
@@ -308,40 +271,6 @@ export class PartnerOrders {
       case "order_line.cancelled":
         return collect(this.orders.items(event.orderNumber, {}, options));
     }
-  }
-
-  /**
-   * The submission a non-terminal answer's `Location` points at. It is resolved against `baseUrl`
-   * and refused when it leads to another origin: credentials never leave the configured origin.
-   */
-  #pollTarget(location: string | null, submission: Submission): string {
-    if (!location) return submission.submissionId;
-    const base = this.#options.baseUrl;
-    // The id and the origin are server text: a hostile answer may echo a secret in them.
-    const refuse = (reason: string) =>
-      new SubmissionLocationError(this.#redact(submission.submissionId), this.#redact(reason));
-    let url: URL;
-    try {
-      url = new URL(location, base);
-    } catch {
-      // All thrown errors extend PartnerOrdersError (API.md, Errors), a bad header included.
-      throw refuse("the Location to poll is not a URL");
-    }
-    if (url.origin !== base.origin) {
-      throw refuse(
-        `the Location to poll is on another origin (${url.origin}), refused so credentials stay with ${base.origin}`,
-      );
-    }
-    let id: string;
-    try {
-      id = decodeURIComponent(url.pathname.split("/").pop() ?? "");
-    } catch {
-      id = "";
-    }
-    if (checkSubmissionId(id, "Location").length > 0) {
-      throw refuse("the Location to poll does not end in a submission id");
-    }
-    return id;
   }
 }
 

@@ -1,7 +1,18 @@
 import type { Clock } from "../internal/clock";
-import { APITimeoutError, APIUserAbortError, SubmissionTimeoutError } from "./errors";
+import { APIPromise, type WithResponse } from "./api-promise";
+import {
+  APITimeoutError,
+  APIUserAbortError,
+  parseRetryAfter,
+  SubmissionLocationError,
+  SubmissionTimeoutError,
+} from "./errors";
 import type { Submission } from "./models";
+import type { CallOptions, Operation, Transport } from "./transport";
+import { checkSubmissionId } from "./validation";
 
+/** The deadline of a whole wait when `timeoutMs` is not given (API.md, Waiting for a submission). */
+export const defaultWaitTimeoutMs = 120_000;
 /** The poll interval when a non-terminal answer carries no `Retry-After` (API document, Limits). */
 export const defaultPollIntervalMs = 2_000;
 /** No poll loop spins faster than this, whatever a hint says. */
@@ -31,7 +42,7 @@ export interface WaitOptions {
   onPoll?: (submission: Submission) => void;
 }
 
-export interface Answer {
+interface Answer {
   submission: Submission;
   /** Seconds the service asked to wait before the next poll, when it said. */
   retryAfterSeconds: number | null;
@@ -43,52 +54,147 @@ export function isTerminal(submission: Submission): boolean {
   return submission.status === "completed" || submission.status === "failed";
 }
 
-/**
- * The one poller (STYLE.md): from a first answer, sleeps what `Retry-After` says and asks again
- * until the submission is `completed` or `failed`. A sleep or a request that would pass the
- * deadline is not started: the wait ends with {@link SubmissionTimeoutError} carrying the last state.
- * `failed` is returned, not thrown (API document, Errors rule 6). Resolves with the terminal answer.
- */
-export async function pollSubmission(args: {
-  first: Answer;
-  poll: (deadline: number) => Promise<Answer>;
-  deadline: number;
-  startedAt: number;
+/** @internal What the waiter needs from the client that owns it. */
+export interface WaiterConfig {
+  transport: Transport;
   clock: Clock;
-  signal?: AbortSignal;
-  onPoll?: (submission: Submission) => void;
-}): Promise<Answer> {
-  const { poll, deadline, startedAt, clock, signal, onPoll } = args;
-  let answer = args.first;
-  for (;;) {
-    const { submission } = answer;
-    if (isTerminal(submission)) return answer;
-    const waitMs = Math.max(
-      minPollIntervalMs,
-      answer.retryAfterSeconds === null ? defaultPollIntervalMs : answer.retryAfterSeconds * 1000,
-    );
-    const timeout = () =>
-      new SubmissionTimeoutError(
-        submission.submissionId,
-        submission,
-        Math.round(clock.monotonic() - startedAt),
-      );
-    if (clock.monotonic() + waitMs >= deadline) throw timeout();
+  /** The configured origin: a `Location` to poll elsewhere is refused. */
+  baseUrl: URL;
+  /** Blanks the client's secrets out of server text placed in a message (API.md, Safety). */
+  redact: (text: string) => string;
+  /** The GET of one submission, as the submissions resource describes it. */
+  getSubmission: (submissionId: string) => Operation;
+}
+
+/**
+ * The one waiter (STYLE.md, "Waiting is one poller"), behind `client.submitOrderAndWait` and
+ * `client.submissions.wait`. It owns the deadline of the whole wait ({@link defaultWaitTimeoutMs}
+ * unless `timeoutMs` says), which bounds the first request, its retries and every poll: a retry, a
+ * sleep or a request that would pass it is not started, and the wait ends with
+ * {@link SubmissionTimeoutError} carrying the last state. Between polls it sleeps what `Retry-After`
+ * says ({@link defaultPollIntervalMs} otherwise), reports each state to `onPoll`, and turns an abort
+ * on a known submission into an {@link APIUserAbortError} naming it. `failed` is returned, not thrown
+ * (API document, Errors rule 6).
+ *
+ * @internal Made by {@link PartnerOrders}.
+ */
+export class SubmissionWaiter {
+  readonly #config: WaiterConfig;
+
+  constructor(config: WaiterConfig) {
+    this.#config = config;
+  }
+
+  /**
+   * Sends `first` (the order's POST, or the GET of a known submission), then polls until the
+   * submission is terminal. Without `submissionId` (the POST), the first answer's `Location` says
+   * what to poll, refused unless it is a submission on the configured origin. The arguments are
+   * validated once, by the request path, from the violations `first` carries.
+   */
+  wait(first: Operation, options: WaitOptions, submissionId?: string): APIPromise<Submission> {
+    return new APIPromise(this.#wait(first, options, submissionId));
+  }
+
+  async #wait(
+    operation: Operation,
+    options: WaitOptions,
+    knownId: string | undefined,
+  ): Promise<WithResponse<Submission>> {
+    const { clock } = this.#config;
+    const { signal, maxRetries, headers, onPoll } = options;
+    const startedAt = clock.monotonic();
+    const deadline = startedAt + (options.timeoutMs ?? defaultWaitTimeoutMs);
+    const call: CallOptions = { signal, maxRetries, headers, deadline };
+    let first: Answer;
     try {
-      await clock.sleep(waitMs, signal);
-    } catch {
-      throw abortedWait(submission.submissionId);
-    }
-    try {
-      answer = await poll(deadline);
+      first = await this.#request(operation, call);
     } catch (error) {
-      // Within a bounded wait, running out of time on a poll is the wait's timeout.
-      if (error instanceof APITimeoutError) throw timeout();
-      if (error instanceof APIUserAbortError) throw abortedWait(submission.submissionId);
+      // Before the first answer there is no state to report; the id is known only for a resume.
+      if (error instanceof APITimeoutError) {
+        throw new SubmissionTimeoutError(knownId ?? "", undefined, waited(clock, startedAt));
+      }
+      if (error instanceof APIUserAbortError && knownId !== undefined) throw abortedWait(knownId);
       throw error;
     }
-    onPoll?.(answer.submission);
+    onPoll?.(first.submission);
+    const target =
+      knownId ?? this.#pollTarget(first.response.headers.get("location"), first.submission);
+    let answer = first;
+    for (;;) {
+      const { submission } = answer;
+      if (isTerminal(submission)) return { data: submission, response: answer.response };
+      const waitMs = Math.max(
+        minPollIntervalMs,
+        answer.retryAfterSeconds === null ? defaultPollIntervalMs : answer.retryAfterSeconds * 1000,
+      );
+      const timeout = () =>
+        new SubmissionTimeoutError(submission.submissionId, submission, waited(clock, startedAt));
+      if (clock.monotonic() + waitMs >= deadline) throw timeout();
+      try {
+        await clock.sleep(waitMs, signal);
+      } catch {
+        throw abortedWait(submission.submissionId);
+      }
+      try {
+        answer = await this.#request(this.#config.getSubmission(target), call);
+      } catch (error) {
+        // Within a bounded wait, running out of time on a poll is the wait's timeout.
+        if (error instanceof APITimeoutError) throw timeout();
+        if (error instanceof APIUserAbortError) throw abortedWait(submission.submissionId);
+        throw error;
+      }
+      onPoll?.(answer.submission);
+    }
   }
+
+  /** One request of the wait, with its poll hint. */
+  async #request(operation: Operation, call: CallOptions): Promise<Answer> {
+    const { transport, clock } = this.#config;
+    const { data, response } = await transport.request<Submission>(operation, call).withResponse();
+    return {
+      submission: data,
+      retryAfterSeconds: parseRetryAfter(response.headers, clock.now()),
+      response,
+    };
+  }
+
+  /**
+   * The submission a first answer's `Location` points at. It is resolved against `baseUrl` and
+   * refused when it leads to another origin: credentials never leave the configured origin.
+   */
+  #pollTarget(location: string | null, submission: Submission): string {
+    if (!location) return submission.submissionId;
+    const { baseUrl: base, redact } = this.#config;
+    // The id and the origin are server text: a hostile answer may echo a secret in them.
+    const refuse = (reason: string) =>
+      new SubmissionLocationError(redact(submission.submissionId), redact(reason));
+    let url: URL;
+    try {
+      url = new URL(location, base);
+    } catch {
+      // All thrown errors extend PartnerOrdersError (API.md, Errors), a bad header included.
+      throw refuse("the Location to poll is not a URL");
+    }
+    if (url.origin !== base.origin) {
+      throw refuse(
+        `the Location to poll is on another origin (${url.origin}), refused so credentials stay with ${base.origin}`,
+      );
+    }
+    let id: string;
+    try {
+      id = decodeURIComponent(url.pathname.split("/").pop() ?? "");
+    } catch {
+      id = "";
+    }
+    if (checkSubmissionId(id, "Location").length > 0) {
+      throw refuse("the Location to poll does not end in a submission id");
+    }
+    return id;
+  }
+}
+
+function waited(clock: Clock, startedAt: number): number {
+  return Math.round(clock.monotonic() - startedAt);
 }
 
 /**

@@ -1,24 +1,16 @@
-import { APIPromise, type WithResponse } from "../core/api-promise";
-import {
-  APITimeoutError,
-  APIUserAbortError,
-  parseRetryAfter,
-  SubmissionTimeoutError,
-} from "../core/errors";
+import type { APIPromise } from "../core/api-promise";
 import type { Submission, SubmissionStatus } from "../core/models";
 import type { RequestOptions } from "../core/options";
 import type { Paginated } from "../core/pagination";
-import { type Answer, abortedWait, pollSubmission, type WaitOptions } from "../core/polling";
-import type { CallOptions, Transport } from "../core/transport";
+import type { SubmissionWaiter, WaitOptions } from "../core/polling";
+import type { Transport } from "../core/transport";
 import {
-  assertValid,
   checkCursor,
   checkLimit,
   checkSubmissionId,
   checkSubmissionStatus,
   optional,
 } from "../core/validation";
-import type { Clock } from "../internal/clock";
 import { paginate } from "./list";
 
 /** Filters and paging of `client.submissions.list()` (API document, GET /v1/orders/submissions). */
@@ -39,7 +31,7 @@ export class Submissions {
   /** @internal Made by {@link PartnerOrders}; use `client.submissions`. */
   constructor(
     private readonly transport: Transport,
-    private readonly clock: Clock,
+    private readonly waiter: SubmissionWaiter,
   ) {}
 
   /** Every submission this partner created, newest first. */
@@ -76,57 +68,12 @@ export class Submissions {
    * the HTTP response it came from.
    */
   wait(submissionId: string, options: WaitOptions = {}): APIPromise<Submission> {
-    return new APIPromise(this.#wait(submissionId, options));
-  }
-
-  async #wait(submissionId: string, options: WaitOptions): Promise<WithResponse<Submission>> {
-    assertValid(checkSubmissionId(submissionId), "submissionId");
-    const { signal, maxRetries, headers } = options;
-    const startedAt = this.clock.monotonic();
-    const deadline = startedAt + (options.timeoutMs ?? 120_000);
-    const poll = (until: number) =>
-      this.answer(submissionId, { signal, maxRetries, headers, deadline: until });
-    let first: Answer;
-    try {
-      first = await poll(deadline);
-    } catch (error) {
-      if (error instanceof APIUserAbortError) throw abortedWait(submissionId);
-      throw this.timeoutOr(error, submissionId, startedAt);
-    }
-    options.onPoll?.(first.submission);
-    const last = await pollSubmission({
-      first,
-      poll,
-      deadline,
-      startedAt,
-      clock: this.clock,
-      signal,
-      onPoll: options.onPoll,
-    });
-    return { data: last.submission, response: last.response };
-  }
-
-  /** @internal One GET of a submission, with its poll hint. */
-  async answer(submissionId: string, options: CallOptions): Promise<Answer> {
-    const { data, response } = await this.transport
-      .request<Submission>(getSubmission(submissionId), options)
-      .withResponse();
-    return {
-      submission: data,
-      retryAfterSeconds: parseRetryAfter(response.headers, this.clock.now()),
-      response,
-    };
-  }
-
-  /** @internal Within a bounded wait, running out of time is the wait's own timeout. */
-  timeoutOr(error: unknown, submissionId: string, startedAt: number): unknown {
-    if (!(error instanceof APITimeoutError)) return error;
-    const waited = Math.round(this.clock.monotonic() - startedAt);
-    return new SubmissionTimeoutError(submissionId, undefined, waited);
+    return this.waiter.wait(getSubmission(submissionId), options, submissionId);
   }
 }
 
-function getSubmission(submissionId: string) {
+/** @internal The GET of one submission: read once, or polled by the waiter. */
+export function getSubmission(submissionId: string) {
   return {
     operationId: "getSubmission",
     method: "GET" as const,
