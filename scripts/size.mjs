@@ -24,10 +24,12 @@ const optionalPeers = [
  * 37 KiB for the fleet's shared token cache and rate-limit gate (client options `tokenCache` and
  * `rateLimitGate`), about 0.8 KiB, and to 38 KiB for the details partners expect (User-Agent,
  * `defaultHeaders` and per-call `headers`, `withOptions()`, `PARTNER_ORDERS_LOG`, `toArray()`) and the
- * requests a sandbox clock waits for, about 1.1 KiB.
+ * requests a sandbox clock waits for, about 1.1 KiB. It was raised to 40 KiB for the configurable
+ * retry policy (the `retry` option, its checks, `defaultRetryPolicy`) and the client-wide retry
+ * budget, about 1.0 KiB; the root already measured 38.8 KiB before them.
  */
 const budgets = [
-  { entry: "dist/index.js", goal: 22 * KiB, limit: 38 * KiB },
+  { entry: "dist/index.js", goal: 22 * KiB, limit: 40 * KiB },
   { entry: "dist/webhooks/index.js", goal: 4 * KiB, limit: 4 * KiB },
 ];
 
