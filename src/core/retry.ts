@@ -347,14 +347,14 @@ export function withRetries<T>(
   const state: Required<RetryState> = { retriesMade: 0, byAnswer: {} };
   let retry = false;
   let lastCost = 0;
+  let answered: { value: T } | undefined;
   return pRetry(
-    budget
-      ? async (n: number) => {
-          const result = await attempt(n);
-          budget.succeeded(lastCost);
-          return result;
-        }
-      : attempt,
+    async (n: number) => {
+      const value = await attempt(n);
+      answered = { value };
+      budget?.succeeded(lastCost);
+      return value;
+    },
     {
       retries: options.maxRetries,
       minTimeout: 0,
@@ -387,5 +387,10 @@ export function withRetries<T>(
         if (delayMs > 0) await clock.sleep(delayMs, signal);
       },
     },
-  );
+  ).catch((error: unknown) => {
+    // p-retry throws the abort away over an attempt that was answered after the signal fired; an
+    // answer that arrived (an order that was created) is never lost that way.
+    if (answered) return answered.value;
+    throw error;
+  });
 }
