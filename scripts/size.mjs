@@ -26,7 +26,9 @@ const optionalPeers = [
  * `defaultHeaders` and per-call `headers`, `withOptions()`, `PARTNER_ORDERS_LOG`, `toArray()`) and the
  * requests a sandbox clock waits for, about 1.1 KiB, and to 40 KiB for what a hostile server showed
  * the client must do (secrets redacted from server text, strict `Retry-After` and HTTP-date reading,
- * `SubmissionLocationError`, the decimal.js fast-path guard), about 1.7 KiB, and a retry budget.
+ * `SubmissionLocationError`, the decimal.js fast-path guard), about 1.7 KiB, and for the
+ * configurable retry policy (the `retry` option, `defaultRetryPolicy`) and the client-wide retry
+ * budget, about 1.0 KiB.
  */
 const budgets = [
   { entry: "dist/index.js", goal: 22 * KiB, limit: 40 * KiB },

@@ -102,6 +102,8 @@ export class PartnerOrders {
       fetch: fetchFn,
       tokens,
       maxRetries: this.#options.maxRetries,
+      retry: this.#options.retry,
+      retryBudget: this.#options.retry.budget ? this.#options.retryBudget : undefined,
       timeoutMs: this.#options.timeoutMs,
       clock: this.#clock,
       log: this.#log,

@@ -65,6 +65,15 @@ export { checkMtlsCertificate, MtlsCertificateError, mtlsPolicy } from "./core/m
 export type { ClientOptions, ClientOverrides, MtlsOptions, RequestOptions } from "./core/options";
 export type { Page, Paginated, ToArrayOptions } from "./core/pagination";
 export type { WaitOptions } from "./core/polling";
+export type {
+  RetryableAnswer,
+  RetryBudgetOptions,
+  RetryOptions,
+  RetryPolicy,
+  RetryRule,
+} from "./core/retry";
+// The retry policy the SDK starts from (API.md, "Retries"); the `retry` client option changes it.
+export { defaultRetryPolicy } from "./core/retry";
 export type { Clock } from "./internal/clock";
 export type { OrderListParams, Orders, PageParams, SubmitResult } from "./resources/orders";
 export type { ProductListParams, Products } from "./resources/products";

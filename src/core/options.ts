@@ -4,6 +4,13 @@ import type { Clock } from "../internal/clock";
 import { PartnerOrdersError } from "./errors";
 import { resolveHeaders } from "./headers";
 import type { Logger, LogLevel } from "./logger";
+import {
+  defaultRetryPolicy,
+  RetryBudget,
+  type RetryOptions,
+  type RetryPolicy,
+  resolveRetryPolicy,
+} from "./retry";
 
 /** A client certificate for the mutual-TLS host (PEM strings or buffers). */
 export interface MtlsOptions {
@@ -79,6 +86,14 @@ export interface ClientOptions {
    */
   maxRetries?: number;
   /**
+   * What is retried and how long each retry waits: a rule per retryable answer, the backoff's base
+   * and cap, jitter, the `Retry-After` ceiling and a client-wide retry budget. Values not given keep
+   * their defaults; 400, 403, 404, 409 and 422 are final and cannot be made retryable.
+   * @default defaultRetryPolicy (API.md, "Retries")
+   * @example { baseDelayMs: 500, rules: { 500: false }, budget: { capacity: 100 } }
+   */
+  retry?: RetryOptions;
+  /**
    * Bound on each HTTP attempt, in milliseconds.
    * @default 30000
    */
@@ -143,7 +158,7 @@ export interface ClientOptions {
  */
 export type ClientOverrides = Pick<
   ClientOptions,
-  "maxRetries" | "timeoutMs" | "logger" | "logLevel" | "defaultHeaders"
+  "maxRetries" | "retry" | "timeoutMs" | "logger" | "logLevel" | "defaultHeaders"
 >;
 
 /** Options every call takes last. */
@@ -178,6 +193,9 @@ export interface ResolvedOptions {
   accessToken: ClientOptions["accessToken"];
   mtls: MtlsOptions | undefined;
   maxRetries: number;
+  retry: RetryPolicy;
+  /** The retry budget's tokens, shared with the clients made by `withOptions`. */
+  retryBudget: RetryBudget | undefined;
   timeoutMs: number;
   tokenCache: TokenCache | undefined;
   rateLimitGate: RateLimitGate | undefined;
@@ -258,31 +276,55 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     accessToken: options.accessToken,
     mtls: options.mtls,
     ...tuning,
+    retryBudget: tuning.retry.budget ? new RetryBudget(tuning.retry.budget) : undefined,
     tokenCache: options.tokenCache,
     rateLimitGate: options.rateLimitGate,
   };
 }
 
 /** What a client made by `withOptions` may set differently from the one it came from. */
-type Tuning = Pick<ResolvedOptions, "maxRetries" | "timeoutMs" | "defaultHeaders">;
+type Tuning = Pick<ResolvedOptions, "maxRetries" | "retry" | "timeoutMs" | "defaultHeaders">;
 
-const defaultTuning: Tuning = { maxRetries: 2, timeoutMs: 30_000, defaultHeaders: {} };
+const defaultTuning: Tuning = {
+  maxRetries: 2,
+  retry: defaultRetryPolicy,
+  timeoutMs: 30_000,
+  defaultHeaders: {},
+};
 
 /** `options` over `base`, checked: `defaultHeaders` are added to the base's, the rest replace. */
 export function resolveTuning(options: ClientOverrides, base: Tuning): Tuning {
   const maxRetries = options.maxRetries ?? base.maxRetries;
   if (!Number.isInteger(maxRetries) || maxRetries < 0)
     fail("maxRetries must be a whole number >= 0.");
+  const retry = resolveRetryPolicy(options.retry, base.retry);
+  const budget = options.retry?.budget;
+  if (
+    base !== defaultTuning &&
+    budget &&
+    JSON.stringify(retry.budget) !== JSON.stringify(base.retry.budget)
+  ) {
+    fail(
+      "withOptions() shares the retry budget: it can turn it off (budget: false), not change it.",
+    );
+  }
   const timeoutMs = options.timeoutMs ?? base.timeoutMs;
   if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) fail("timeoutMs must be a positive number.");
   const added = resolveHeaders(options.defaultHeaders);
   const defaultHeaders = options.defaultHeaders
     ? { ...base.defaultHeaders, ...added }
     : base.defaultHeaders;
-  return { maxRetries, timeoutMs, defaultHeaders };
+  return { maxRetries, retry, timeoutMs, defaultHeaders };
 }
 
-const overridable = ["maxRetries", "timeoutMs", "logger", "logLevel", "defaultHeaders"] as const;
+const overridable = [
+  "maxRetries",
+  "retry",
+  "timeoutMs",
+  "logger",
+  "logLevel",
+  "defaultHeaders",
+] as const;
 
 /** Refuses, for callers without types, an option `withOptions` cannot change. */
 export function checkOverrides(overrides: object): void {

@@ -20,7 +20,7 @@ import type { Log } from "./logger";
 import { decodeBody } from "./money";
 import type { RequestOptions } from "./options";
 import { boundText } from "./redact";
-import { retryPolicy, withRetries } from "./retry";
+import { type RetryBudget, type RetryPolicy, withRetries } from "./retry";
 
 /** @internal One call as a resource describes it. */
 export interface Operation {
@@ -63,6 +63,9 @@ export interface TransportConfig {
   fetch: (request: Request) => Promise<Response>;
   tokens: TokenSource | undefined;
   maxRetries: number;
+  retry: RetryPolicy;
+  /** The client's retry budget; undefined when it has none or it is off for this client. */
+  retryBudget: RetryBudget | undefined;
   timeoutMs: number;
   clock: Clock;
   log: Log;
@@ -114,6 +117,8 @@ export class Transport {
     try {
       return await withRetries((attempt) => this.#attempt<T>(operation, body, options, attempt), {
         maxRetries: options.maxRetries ?? this.#config.maxRetries,
+        policy: this.#config.retry,
+        budget: this.#config.retryBudget,
         clock,
         signal,
         deadline: options.deadline,
@@ -274,14 +279,15 @@ export class Transport {
     const { method } = operation;
     const path = displayPath(operation);
     const seconds = Math.ceil(waitMs / 1000);
-    if (seconds > retryPolicy.maxRetryAfterSeconds) {
+    const ceiling = this.#config.retry.maxRetryAfterSeconds;
+    if (seconds > ceiling) {
       throw new RateLimitError({
         status: 429,
         method,
         path,
         headers: new Headers({ "retry-after": String(seconds) }),
         retryAfterSeconds: seconds,
-        message: `${method} ${path} not sent: the fleet waits ${seconds} s for the rate limit (Retry-After met by another process), longer than the ${retryPolicy.maxRetryAfterSeconds} s ceiling.`,
+        message: `${method} ${path} not sent: the fleet waits ${seconds} s for the rate limit (Retry-After met by another process), longer than the ${ceiling} s ceiling.`,
       });
     }
     if (options.deadline !== undefined && clock.monotonic() + waitMs > options.deadline) {

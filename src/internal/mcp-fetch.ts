@@ -78,6 +78,8 @@ export function createMcpFetch(
 
     return withRetries(attempt, {
       maxRetries: options.maxRetries,
+      policy: options.retry,
+      budget: options.retry.budget ? options.retryBudget : undefined,
       clock,
       signal,
       onUnauthorized: (error) => {

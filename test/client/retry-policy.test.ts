@@ -1,12 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { RateLimitError, ServiceUnavailableError } from "../../src/core/errors";
-import { retryDelay, retryPolicy } from "../../src/core/retry";
+import { retryDelay, defaultRetryPolicy as retryPolicy } from "../../src/core/retry";
 
-const state = (retriesMade: number) => ({
-  retriesMade,
-  internalErrorRetries: 0,
-  refreshedToken: false,
-});
+const state = (retriesMade: number) => ({ retriesMade });
 const init = (status: number, headers: Record<string, string> = {}) => ({
   status,
   method: "GET",
