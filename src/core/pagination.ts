@@ -60,7 +60,7 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
     return this.#firstPage()
-      .then((page) => this.#toPage(page))
+      .then((page) => this.#toPage(page, this.#trail(), 0))
       .then(onfulfilled, onrejected);
   }
 
@@ -72,21 +72,18 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     response: Response;
   }> {
     const page = await this.#firstPage();
-    return { data: this.#toPage(page), response: page.response };
+    return { data: this.#toPage(page, this.#trail(), 0), response: page.response };
   }
 
   /** Every page, in order; the first may already have been fetched by `await`. */
   async *pages(): AsyncGenerator<Page<T>, void, undefined> {
     let page = await this.#firstPage();
-    // Cursors seen in this walk: a keyset listing never hands one out twice, so a repeat is a cycle.
-    const seen = new Set<string>(this.startCursor === undefined ? [] : [this.startCursor]);
-    for (;;) {
-      yield this.#toPage(page);
+    const trail = this.#trail();
+    for (let depth = 0; ; depth++) {
+      yield this.#toPage(page, trail, depth);
       const cursor = page.nextCursor;
       if (cursor === null) return;
-      if (seen.has(cursor)) throw repeatedCursor();
-      seen.add(cursor);
-      page = await this.#fetch(cursor);
+      page = await this.#follow(cursor, trail, depth);
     }
   }
 
@@ -131,7 +128,24 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     return page;
   }
 
-  #toPage(page: PageData<T>): Page<T> {
+  /**
+   * Cursors followed in one walk, each with the depth of the page it leads to. A keyset listing
+   * never hands a cursor out twice, so one already followed to this depth or less closes a cycle
+   * (A -> B -> A), whether the walk is `.pages()` or a chain of `getNextPage()` calls; asking the
+   * same page twice for its next one (a retry) is not a cycle.
+   */
+  #trail(): Map<string, number> {
+    return new Map(this.startCursor === undefined ? [] : [[this.startCursor, 0]]);
+  }
+
+  #follow(cursor: string, trail: Map<string, number>, depth: number): Promise<PageData<T>> {
+    const reached = trail.get(cursor);
+    if (reached !== undefined && reached <= depth) throw repeatedCursor();
+    trail.set(cursor, depth + 1);
+    return this.#fetch(cursor);
+  }
+
+  #toPage(page: PageData<T>, trail: Map<string, number>, depth: number): Page<T> {
     const { data, nextCursor } = page;
     return {
       data,
@@ -139,7 +153,7 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
       hasNextPage: () => nextCursor !== null,
       getNextPage: async () => {
         if (nextCursor === null) throw new PartnerOrdersError("There is no next page.");
-        return this.#toPage(await this.#fetch(nextCursor));
+        return this.#toPage(await this.#follow(nextCursor, trail, depth), trail, depth + 1);
       },
     };
   }

@@ -1,4 +1,4 @@
-import { WebhookVerificationError } from "../core/errors";
+import { PartnerOrdersError, WebhookVerificationError } from "../core/errors";
 import { notRawBodyMessage, rawBodyBytes, type WebhookBody } from "./body";
 import { decodeEvent, type WebhookEvent } from "./events";
 import { computeSignature } from "./signature";
@@ -160,16 +160,20 @@ function readSignatureHeader(headers: WebhookHeaders): string | undefined {
   }
 }
 
-/** Secrets as a non-empty list. A programming error is a TypeError that never echoes the secret. */
+/**
+ * Secrets as a non-empty list of non-empty strings, refused at configuration otherwise with a
+ * `PartnerOrdersError` that never echoes a secret. An empty entry is refused rather than skipped:
+ * it is most often a rotation variable left unset (`[process.env.NEW, process.env.OLD]`), and
+ * skipping it would hide that the endpoint now checks against one secret fewer than intended.
+ */
 export function checkSecrets(secret: string | readonly string[]): readonly string[] {
   const list = typeof secret === "string" ? [secret] : secret;
-  if (
-    !Array.isArray(list) ||
-    !list.length ||
-    !list.every((item) => item && typeof item === "string")
-  ) {
-    throw new TypeError(
-      "The webhook signing secret must be a non-empty string, or a non-empty list of them while rotating.",
+  const bad = Array.isArray(list) ? list.findIndex((item) => !item || typeof item !== "string") : 0;
+  if (!Array.isArray(list) || !list.length || bad >= 0) {
+    const which = list?.length > 1 ? ` (entry ${bad} of the list is empty or not a string)` : "";
+    throw new PartnerOrdersError(
+      "The webhook signing secret must be a non-empty string, or a non-empty list of them while " +
+        `rotating${which}.`,
     );
   }
   return list;

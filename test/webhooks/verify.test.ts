@@ -1,3 +1,4 @@
+import { PartnerOrdersError } from "partner-orders";
 import {
   signWebhook,
   verifyWebhook,
@@ -246,8 +247,12 @@ describe("verifyWebhook", () => {
 
   it("refuses an empty secret list and a bad tolerance as programming errors", async () => {
     const { body, headers } = await delivery();
-    await expect(verifyWebhook({ body, headers, secret: [] })).rejects.toBeInstanceOf(TypeError);
-    await expect(verifyWebhook({ body, headers, secret: "" })).rejects.toBeInstanceOf(TypeError);
+    await expect(verifyWebhook({ body, headers, secret: [] })).rejects.toBeInstanceOf(
+      PartnerOrdersError,
+    );
+    await expect(verifyWebhook({ body, headers, secret: "" })).rejects.toBeInstanceOf(
+      PartnerOrdersError,
+    );
     await expect(
       verifyWebhook({ body, headers, secret: SECRET, toleranceSeconds: -1 }),
     ).rejects.toBeInstanceOf(RangeError);
