@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { APITimeoutError, SubmissionTimeoutError } from "../../src/core/errors";
 import type { Submission } from "../../src/core/models";
 import { harness, rejection } from "../support/client";
-import { hang, json } from "../support/fake-server";
+import { json, stall } from "../support/fake-server";
 import { completedSubmission, orderRequest, submission, submissionId } from "../support/fixtures";
 
 const pollPath = `/v1/orders/submissions/${submissionId}`;
@@ -49,14 +49,15 @@ describe("a wait without Retry-After", () => {
 });
 
 describe("a poll that runs out of time", () => {
-  // The wait's deadline is 30 ms after the first 2 s sleep ends, so the poll gets 30 (real) ms
-  // before its own timeout fires: an APITimeoutError inside the wait, which is the wait's timeout.
+  // The wait's deadline is 30 ms after the first 2 s sleep ends, so the poll gets 30 ms of the fake
+  // clock before its own timeout fires: an APITimeoutError inside the wait, which is the wait's
+  // timeout.
   const timeoutMs = 2_030;
 
   it("submitOrderAndWait throws SubmissionTimeoutError with the last state, not APITimeoutError", async () => {
-    const { client, server } = harness();
+    const { client, server, clock } = harness();
     server.on("POST /v1/orders", () => noHint("queued", 201));
-    server.on(pollRoute, hang);
+    server.on(pollRoute, stall(clock));
     const error = await rejection(client.submitOrderAndWait(orderRequest(), { timeoutMs }));
     expect(error).not.toBeInstanceOf(APITimeoutError);
     expect(error).toBeInstanceOf(SubmissionTimeoutError);
@@ -67,8 +68,8 @@ describe("a poll that runs out of time", () => {
   });
 
   it("submissions.wait does the same on a later poll", async () => {
-    const { client, server } = harness();
-    server.on(pollRoute, () => noHint("processing"), hang);
+    const { client, server, clock } = harness();
+    server.on(pollRoute, () => noHint("processing"), stall(clock));
     const error = await rejection(client.submissions.wait(submissionId, { timeoutMs }));
     expect(error).toBeInstanceOf(SubmissionTimeoutError);
     const timeout = error as SubmissionTimeoutError<Submission>;

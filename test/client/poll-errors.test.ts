@@ -48,7 +48,10 @@ describe("errors inside a wait", () => {
       }),
     );
     expect(error).toBeInstanceOf(APIUserAbortError);
-    expect((error as Error).message).toBe("The wait for the submission was aborted.");
+    expect((error as Error).message).toMatch(
+      /^The wait for submission \S+ was aborted; the order was submitted/,
+    );
+    expect((error as APIUserAbortError).submissionId).toBeTruthy();
     expect(server.to(pollRoute)).toHaveLength(0);
   });
 });
