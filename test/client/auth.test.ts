@@ -8,14 +8,7 @@ import {
 } from "../../src/core/errors";
 import { harness, rejection } from "../support/client";
 import { json, problem, raw, stall } from "../support/fake-server";
-
-const me = {
-  partnerId: "p",
-  partnerName: "P",
-  grantedSiteIds: [7],
-  authMethod: "COGNITO_M2M",
-  scopes: [],
-};
+import { me } from "../support/fixtures";
 
 function bearer(request: { headers: Headers }): string | null {
   return request.headers.get("authorization");

@@ -15,15 +15,7 @@ import {
 } from "../../src/core/errors";
 import { harness, rejection } from "../support/client";
 import { connectionRefused, hang, json, problem, stall } from "../support/fake-server";
-import { completedSubmission, orderRequest } from "../support/fixtures";
-
-const me = {
-  partnerId: "p",
-  partnerName: "P",
-  grantedSiteIds: [7],
-  authMethod: "COGNITO_M2M",
-  scopes: [],
-};
+import { completedSubmission, me, orderRequest } from "../support/fixtures";
 
 describe("answers that are never retried", () => {
   it.each([

@@ -4,18 +4,12 @@ import { retryDelay } from "../../src/core/retry";
 import type { RateLimitGate } from "../../src/fleet/rate-limit-gate";
 import { harness, rejection } from "../support/client";
 import { json, problem } from "../support/fake-server";
+import { me } from "../support/fixtures";
 
 /**
  * The 60 s ceiling on a server-asked wait (API.md, Retries: "a hint over 60 s ... throws
  * `RateLimitError` at once"): 60 itself is waited, 61 is not.
  */
-const me = {
-  partnerId: "p",
-  partnerName: "P",
-  grantedSiteIds: [7],
-  authMethod: "COGNITO_M2M",
-  scopes: [],
-};
 const tooMany = (retryAfter: string) =>
   problem(429, "rate_limit_exceeded", {}, { "retry-after": retryAfter });
 const state = { retriesMade: 0, internalErrorRetries: 0, refreshedToken: false };

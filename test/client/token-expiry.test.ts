@@ -2,14 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AuthenticationError, ServiceUnavailableError } from "../../src/core/errors";
 import { harness, rejection } from "../support/client";
 import { connectionRefused, json, problem, raw } from "../support/fake-server";
-
-const me = {
-  partnerId: "p",
-  partnerName: "P",
-  grantedSiteIds: [7],
-  authMethod: "COGNITO_M2M",
-  scopes: [],
-};
+import { me } from "../support/fixtures";
 
 const bearer = (request: { headers: Headers }) => request.headers.get("authorization");
 

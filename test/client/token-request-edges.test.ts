@@ -5,15 +5,9 @@ import { resolveOptions } from "../../src/core/options";
 import { harness, rejection } from "../support/client";
 import { FakeClock } from "../support/fake-clock";
 import { baseUrl, FakeServer, json } from "../support/fake-server";
+import { me } from "../support/fixtures";
 
 /** Token-request behaviour that mutation testing of src/core/auth.ts found unpinned. */
-const me = {
-  partnerId: "p",
-  partnerName: "P",
-  grantedSiteIds: [7],
-  authMethod: "COGNITO_M2M",
-  scopes: [],
-};
 
 function minting(expiresIn?: number) {
   const h = harness();

@@ -53,3 +53,12 @@ export function order(orderNumber: number, totals: Record<string, string | null>
     totals: { item: "1.0000000000", shipping: null, tax: null, order: "1.0000000000", ...totals },
   };
 }
+
+/** What GET /v1/me answers for a bearer-token partner with one granted site. */
+export const me = {
+  partnerId: "p",
+  partnerName: "P",
+  grantedSiteIds: [7],
+  authMethod: "COGNITO_M2M",
+  scopes: [],
+};
