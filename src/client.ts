@@ -24,8 +24,9 @@ import {
   resolveTuning,
 } from "./core/options";
 import { SubmissionWaiter, type WaitOptions } from "./core/polling";
+import type { Channel } from "./core/send";
 import { Transport } from "./core/transport";
-import { withUserAgent } from "./core/user-agent";
+import { userAgent } from "./core/user-agent";
 import { type Clock, systemClock } from "./internal/clock";
 import { collect } from "./internal/collect";
 import { attachMcpAccess } from "./internal/mcp-access";
@@ -279,7 +280,7 @@ export class PartnerOrders {
 /** What clients made by `withOptions` share with the one they came from. */
 interface Connection {
   mtls: MtlsConnection | undefined;
-  fetch: (request: Request) => Promise<Response>;
+  fetch: Channel;
   tokens: TokenSource | undefined;
 }
 
@@ -289,30 +290,30 @@ interface Connection {
  */
 let derivingFrom: PartnerOrders | undefined;
 
-function createFetch(
-  options: ClientOptions,
-  mtls: MtlsConnection | undefined,
-): (request: Request) => Promise<Response> {
+/** How this client's requests leave (core/send.ts sends them all: API, token and MCP). */
+function createFetch(options: ClientOptions, mtls: MtlsConnection | undefined): Channel {
   const custom = options.fetch;
+  const agent = userAgent();
   if (mtls) {
     // A custom fetch cannot carry the client certificate; dropping either silently would be worse.
     if (custom)
       throw new PartnerOrdersError("mtls and fetch cannot be combined: pass one of them.");
-    return withUserAgent(mtls.fetch);
+    return { fetch: mtls.fetch, agent };
   }
   // Looked up at call time, so request interceptors installed later (msw, nock) still apply.
-  return withUserAgent(
-    custom ? (request) => custom(request) : (request) => globalThis.fetch(request),
-  );
+  return {
+    fetch: custom ? (request) => custom(request) : (request) => globalThis.fetch(request),
+    agent,
+  };
 }
 
 function createTokenSource(
   options: ResolvedOptions,
-  fetchFn: (request: Request) => Promise<Response>,
+  channel: Channel,
   clock: Clock,
   log: Log,
 ): TokenSource | undefined {
   if (options.mtls) return undefined;
   if (options.accessToken !== undefined) return new ProvidedTokenSource(options.accessToken);
-  return new ClientCredentialsTokenSource(options, fetchFn, clock, log);
+  return new ClientCredentialsTokenSource(options, channel, clock, log);
 }

@@ -1,15 +1,11 @@
 import { obtainSharedToken } from "../fleet/shared-token";
 import { type SharedToken, tokenCacheKey } from "../fleet/token-cache";
-import { type Clock, startTimer } from "../internal/clock";
-import {
-  APIConnectionError,
-  APITimeoutError,
-  AuthenticationError,
-  errorFromResponse,
-} from "./errors";
+import type { Clock } from "../internal/clock";
+import { AuthenticationError, errorFromResponse } from "./errors";
 import type { Log } from "./logger";
 import type { ResolvedOptions } from "./options";
 import { SecretSet } from "./redact";
+import { type Channel, send, untilAborted } from "./send";
 
 /** Where a call's bearer token comes from. */
 export interface TokenSource {
@@ -49,7 +45,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
 
   constructor(
     private readonly options: ResolvedOptions,
-    private readonly fetchFn: (request: Request) => Promise<Response>,
+    private readonly channel: Channel,
     private readonly clock: Clock,
     private readonly log?: Log,
   ) {
@@ -91,7 +87,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
       this.#inflight = undefined;
     });
     if (!signal) return this.#inflight;
-    return abortable(this.#inflight, signal);
+    return untilAborted(this.#inflight, signal);
   }
 
   async #request(): Promise<CachedToken> {
@@ -158,37 +154,30 @@ export class ClientCredentialsTokenSource implements TokenSource {
     const url = new URL(`${baseUrl.pathname.replace(/\/$/, "")}${tokenPath}`, baseUrl);
     const started = this.clock.monotonic();
     // The token request is an HTTP attempt like any other: `timeoutMs` bounds it, or a silent token
-    // endpoint would hang every call that waits on it.
-    const timeout = new AbortController();
-    const cancelTimer = startTimer(this.clock, this.options.timeoutMs, () => timeout.abort());
-    let response: Response;
-    let text: string;
-    try {
-      response = await this.fetchFn(
-        new Request(url, {
-          method: "POST",
-          headers,
-          body: form.toString(),
-          redirect: "manual",
-          signal: timeout.signal,
-        }),
-      );
-      text = await response.text().catch(() => "");
-    } catch (cause) {
-      if (timeout.signal.aborted) {
-        throw new APITimeoutError(
-          `POST ${tokenPath} timed out after ${this.options.timeoutMs} ms.`,
+    // endpoint would hang every call that waits on it. It is tied to no caller's signal: others may
+    // be waiting on it too.
+    const { response, text } = await send(
+      {
+        channel: this.channel,
+        clock: this.clock,
+        timeoutMs: this.options.timeoutMs,
+        method: "POST",
+        path: () => tokenPath,
+        target: "the token endpoint",
+      },
+      async (signal, fetch) => {
+        const response = await fetch(
+          new Request(url, {
+            method: "POST",
+            headers,
+            body: form.toString(),
+            redirect: "manual",
+            signal,
+          }),
         );
-      }
-      throw new APIConnectionError(
-        `POST ${tokenPath} failed: could not reach the token endpoint.`,
-        {
-          cause,
-        },
-      );
-    } finally {
-      cancelTimer();
-    }
+        return { response, text: await response.text().catch(() => "") };
+      },
+    );
     if (!response.ok) throw tokenError(response, text, this.clock.now(), (t) => this.redact(t));
     let body: { access_token?: unknown; expires_in?: unknown } = {};
     try {
@@ -288,22 +277,4 @@ function base64(text: string): string {
   let binary = "";
   for (const b of bytes) binary += String.fromCharCode(b);
   return btoa(binary);
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -1,6 +1,6 @@
 import createClient from "openapi-fetch";
 import type { RateLimitGate } from "../fleet/rate-limit-gate";
-import { type Clock, startTimer } from "../internal/clock";
+import type { Clock } from "../internal/clock";
 import { APIPromise, type WithResponse } from "./api-promise";
 import type { TokenSource } from "./auth";
 import {
@@ -21,6 +21,7 @@ import { decodeBody } from "./money";
 import type { RequestOptions } from "./options";
 import { boundText } from "./redact";
 import { type RetryBudget, type RetryPolicy, withRetries } from "./retry";
+import { type Channel, send, untilAborted } from "./send";
 
 /** @internal One call as a resource describes it. */
 export interface Operation {
@@ -60,7 +61,7 @@ export interface CallOptions extends RequestOptions {
 /** @internal */
 export interface TransportConfig {
   baseUrl: URL;
-  fetch: (request: Request) => Promise<Response>;
+  fetch: Channel;
   tokens: TokenSource | undefined;
   maxRetries: number;
   retry: RetryPolicy;
@@ -92,7 +93,6 @@ export class Transport {
     this.#config = config;
     this.#http = createClient({
       baseUrl: config.baseUrl.href.replace(/\/$/, ""),
-      fetch: (request) => config.fetch(request),
       // Bodies arrive here already serialised (see `request`).
       bodySerializer: (body: unknown) => body as string,
     });
@@ -166,60 +166,39 @@ export class Transport {
 
     if (this.#config.rateLimitGate) await this.#waitForFleet(operation, options);
 
+    const started = log.enabled("debug") ? clock.monotonic() : 0;
+    let token: string | undefined;
     // One bound for the whole attempt, the wait for a token included: a slow token endpoint cannot
     // carry a call past its timeoutMs, nor a wait past its deadline (API.md, Waiting: the deadline
     // bounds everything).
-    const timeout = new AbortController();
-    // Asked for before this attempt's timer starts: a token request bounded by the same timeoutMs
-    // then gives up first, with its own error, and a retry mints afresh instead of joining it.
-    const pendingToken =
-      operation.auth !== false && tokens ? tokens.get(timeout.signal) : undefined;
-    // On the client's clock: an injected test clock decides when an attempt has taken too long.
-    const cancelTimer = startTimer(clock, timeoutMs, () => timeout.abort());
-    const onAbort = signal && (() => timeout.abort());
-    if (onAbort) signal.addEventListener("abort", onAbort, { once: true });
-    const started = log.enabled("debug") ? clock.monotonic() : 0;
-    let token: string | undefined;
-    let result: { data?: unknown; error?: unknown; response: Response };
-    const exchange = (async () => {
-      if (pendingToken) token = await untilAborted(pendingToken, timeout.signal);
-      return this.#http.request(
-        method.toLowerCase() as "get",
-        operation.path as never,
-        {
-          params: { path: operation.pathParams, query: operation.query },
-          body,
-          parseAs: "text",
-          headers: {
-            // The partner's first: the headers the SDK owns are refused there (core/headers.ts).
-            ...mergeHeaders(this.#config.headers ?? {}, options.headers),
-            ...(token ? { authorization: `Bearer ${token}`, accept: "application/json" } : {}),
-          },
-          signal: timeout.signal,
-          // Never follow a redirect: credentials must not leave the configured origin (API.md, Safety).
-          redirect: "manual",
-        } as never,
-      ) as Promise<{ data?: unknown; error?: unknown; response: Response }>;
-    })();
-    // A test clock (the sandbox's runAll) waits for the answer before it moves time on.
-    clock.track?.(exchange);
-    try {
-      result = await exchange;
-    } catch (cause) {
-      if (signal?.aborted) throw new APIUserAbortError();
-      if (timeout.signal.aborted) {
-        throw new APITimeoutError(
-          `${method} ${path()} timed out after ${Math.round(timeoutMs)} ms.`,
-        );
-      }
-      if (cause instanceof PartnerOrdersError) throw cause;
-      throw new APIConnectionError(`${method} ${path()} failed: could not reach the service.`, {
-        cause,
-      });
-    } finally {
-      cancelTimer();
-      if (onAbort) signal.removeEventListener("abort", onAbort);
-    }
+    const result = await send(
+      { channel: this.#config.fetch, clock, timeoutMs, signal, method, path },
+      async (timeout, fetch) => {
+        // Asked for before this attempt's timer starts (send runs this first): a token request
+        // bounded by the same timeoutMs then gives up first, with its own error, and a retry mints
+        // afresh instead of joining it.
+        if (operation.auth !== false && tokens)
+          token = await untilAborted(tokens.get(timeout), timeout);
+        return this.#http.request(
+          method.toLowerCase() as "get",
+          operation.path as never,
+          {
+            params: { path: operation.pathParams, query: operation.query },
+            body,
+            parseAs: "text",
+            headers: {
+              // The partner's first: the headers the SDK owns are refused there (core/headers.ts).
+              ...mergeHeaders(this.#config.headers ?? {}, options.headers),
+              ...(token ? { authorization: `Bearer ${token}`, accept: "application/json" } : {}),
+            },
+            signal: timeout,
+            fetch,
+            // Never follow a redirect: credentials must not leave the configured origin (API.md, Safety).
+            redirect: "manual",
+          } as never,
+        ) as Promise<{ data?: unknown; error?: unknown; response: Response }>;
+      },
+    );
 
     const { response } = result;
     if (log.enabled("debug")) {
@@ -233,15 +212,6 @@ export class Transport {
       const text = typeof result.data === "string" && operation.decode !== false ? result.data : "";
       const data = (text === "" ? undefined : decodeBody(operation.operationId, text)) as T;
       return { data, response };
-    }
-    if (response.status >= 300 && response.status < 400) {
-      throw new APIError({
-        status: response.status,
-        method,
-        path: path(),
-        headers: response.headers,
-        message: `${method} ${path()} answered with a redirect (${response.status}), which is not followed.`,
-      });
     }
     const error = errorFromResponse(
       method,
@@ -305,17 +275,6 @@ export class Transport {
       error: cause instanceof Error ? cause.name : typeof cause,
     });
   }
-}
-
-/** `promise`, or a rejection as soon as `signal` aborts, whether or not its source listens to it. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    // Settling after an abort is ignored, a rejection included (never an unhandled one).
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 /** The request path with its parameters filled in and no query string: safe for messages and logs. */

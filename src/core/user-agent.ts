@@ -37,24 +37,3 @@ export function userAgent(g: RuntimeGlobals = globalThis as RuntimeGlobals): str
   if (g.window !== undefined && g.document !== undefined) return undefined;
   return `partner-orders/${sdkVersion} (${detectRuntime(g)})`;
 }
-
-type Fetch = (request: Request) => Promise<Response>;
-
-/**
- * `fetchFn` with the SDK's User-Agent on every request: API calls, the token request and MCP, as
- * they all go through it. A User-Agent already on the request (the partner's `headers` or
- * `defaultHeaders`) follows the SDK's, which comes first. A runtime that refuses the header gets the
- * request without it, never a failure.
- */
-export function withUserAgent(fetchFn: Fetch, agent: string | undefined = userAgent()): Fetch {
-  if (agent === undefined) return fetchFn;
-  return (request) => {
-    try {
-      const given = request.headers.get("user-agent");
-      request.headers.set("user-agent", given ? `${agent} ${given}` : agent);
-    } catch {
-      // Immutable headers or a forbidden name on this runtime: send the request as it is.
-    }
-    return fetchFn(request);
-  };
-}

@@ -1,6 +1,5 @@
 import type { TokenSource } from "../core/auth";
 import {
-  APIConnectionError,
   APIError,
   APIUserAbortError,
   AuthenticationError,
@@ -10,6 +9,7 @@ import {
 import type { Log } from "../core/logger";
 import type { ResolvedOptions } from "../core/options";
 import { withRetries } from "../core/retry";
+import { type Channel, send, untilAborted } from "../core/send";
 import type { Clock } from "./clock";
 import type { McpAccess } from "./mcp-access";
 
@@ -24,13 +24,13 @@ function isTypedStatus(status: number): boolean {
 }
 
 /**
- * The fetch behind `partner-orders/mcp`: the REST client's own HTTP path (`fetchFn`, so mutual TLS
+ * The fetch behind `partner-orders/mcp`: the REST client's own HTTP path (`send`, so mutual TLS
  * and a custom fetch apply) and its token source (so the MCP connection shares the token cache and
  * its single flight), under the same retry policy and `maxRetries` (API document, POST /v1/mcp:
  * "Errors at HTTP level: 401, 429 (with Retry-After)").
  */
 export function createMcpFetch(
-  fetchFn: (request: Request) => Promise<Response>,
+  channel: Channel,
   tokens: TokenSource | undefined,
   options: ResolvedOptions,
   clock: Clock,
@@ -43,25 +43,31 @@ export function createMcpFetch(
     const rejected = new WeakMap<AuthenticationError, string>();
 
     const attempt = async (): Promise<Response> => {
-      if (signal?.aborted) throw new APIUserAbortError();
       const headers = new Headers(init.headers);
       // The client's defaultHeaders, under what the MCP SDK set (its Accept, session headers).
       for (const [name, value] of Object.entries(options.defaultHeaders)) {
         if (!headers.has(name)) headers.set(name, value);
       }
-      const token = tokens ? await tokens.get(signal) : undefined;
-      if (token) headers.set("authorization", `Bearer ${token}`);
-      let response: Response;
-      try {
-        // Never follow a redirect here: credentials must not leave the configured origin.
-        response = await fetchFn(new Request(url, { ...init, headers, redirect: "manual" }));
-      } catch (cause) {
-        if (signal?.aborted) throw new APIUserAbortError();
-        if (cause instanceof PartnerOrdersError) throw cause;
-        throw new APIConnectionError(`${method} ${path} failed: could not reach the service.`, {
-          cause,
-        });
-      }
+      let token: string | undefined;
+      // Bounded by timeoutMs like a REST attempt, the wait for a token included, until the answer
+      // arrives; the caller's signal still ends an event stream read after that.
+      const response = await send(
+        {
+          channel,
+          clock,
+          timeoutMs: options.timeoutMs,
+          signal,
+          method,
+          path: () => path,
+          streams: true,
+        },
+        async (timeout, fetch) => {
+          if (tokens) token = await untilAborted(tokens.get(timeout), timeout);
+          if (token) headers.set("authorization", `Bearer ${token}`);
+          // Never follow a redirect here: credentials must not leave the configured origin.
+          return fetch(new Request(url, { ...init, headers, redirect: "manual", signal: timeout }));
+        },
+      );
       if (response.ok || !isTypedStatus(response.status)) return response;
       const text = await response.text().catch(() => "");
       const error = errorFromResponse(

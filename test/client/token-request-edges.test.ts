@@ -75,7 +75,7 @@ describe("a refused token", () => {
     const server = new FakeServer();
     const source = new ClientCredentialsTokenSource(
       resolveOptions({ baseUrl, clientId: "id", clientSecret: "secret" }),
-      server.fetch,
+      { fetch: server.fetch, agent: undefined },
       new FakeClock(),
     );
     expect(await source.get()).toBe("token-1");

@@ -1,0 +1,121 @@
+import { type Clock, startTimer } from "../internal/clock";
+import {
+  APIConnectionError,
+  APIError,
+  APITimeoutError,
+  APIUserAbortError,
+  PartnerOrdersError,
+} from "./errors";
+
+export type Fetch = (request: Request) => Promise<Response>;
+
+/** How a client's requests leave: its fetch (custom, global or mutual TLS) and its User-Agent. */
+export interface Channel {
+  fetch: Fetch;
+  /** The SDK's User-Agent; undefined in a browser, which sends its own. */
+  agent: string | undefined;
+}
+
+/** One HTTP attempt: an API call, the token request or an MCP request. */
+export interface Exchange {
+  channel: Channel;
+  clock: Clock;
+  timeoutMs: number;
+  /** The caller's signal: its abort ends the attempt with {@link APIUserAbortError}. */
+  signal?: AbortSignal | undefined;
+  method: string;
+  /** The path for messages (no query string); only built when one is written. */
+  path: () => string;
+  /** What a connection error could not reach. @default "the service" */
+  target?: string;
+  /**
+   * The response body outlives the attempt (an MCP event stream): the caller's signal stays linked
+   * to it once the answer has arrived. The timeout still ends when the answer arrives.
+   */
+  streams?: boolean;
+}
+
+/**
+ * The one request path's HTTP attempt (STYLE.md): every request, API, token and MCP, leaves here.
+ * `run` gets a signal and the fetch to send with; the attempt is bounded by `timeoutMs` on the
+ * client's clock (APITimeoutError), ended by the caller's signal (APIUserAbortError), a failure to
+ * connect is an APIConnectionError, every request carries the SDK's User-Agent, and a redirect is
+ * never followed (credentials must not leave the configured origin: API.md, Safety).
+ *
+ * `run` is started before the timer, so work it starts first (a token request bounded by the same
+ * `timeoutMs`) gives up first, with its own error.
+ */
+export async function send<T>(
+  exchange: Exchange,
+  run: (signal: AbortSignal, fetch: Fetch) => Promise<T>,
+): Promise<T> {
+  const { clock, signal, timeoutMs, method, path } = exchange;
+  if (signal?.aborted) throw new APIUserAbortError();
+  const timeout = new AbortController();
+  const onAbort = signal && (() => timeout.abort());
+  if (onAbort) signal.addEventListener("abort", onAbort, { once: true });
+  const work = run(timeout.signal, (request) => deliver(exchange, request));
+  // On the client's clock: an injected test clock decides when an attempt has taken too long.
+  const cancelTimer = startTimer(clock, timeoutMs, () => timeout.abort());
+  // A test clock (the sandbox's runAll) waits for the answer before it moves time on.
+  clock.track?.(work);
+  let answered = false;
+  try {
+    const result = await work;
+    answered = true;
+    return result;
+  } catch (cause) {
+    if (signal?.aborted) throw new APIUserAbortError();
+    if (timeout.signal.aborted) {
+      throw new APITimeoutError(`${method} ${path()} timed out after ${Math.round(timeoutMs)} ms.`);
+    }
+    if (cause instanceof PartnerOrdersError) throw cause;
+    throw new APIConnectionError(
+      `${method} ${path()} failed: could not reach ${exchange.target ?? "the service"}.`,
+      { cause },
+    );
+  } finally {
+    cancelTimer();
+    if (onAbort && !(answered && exchange.streams)) signal.removeEventListener("abort", onAbort);
+  }
+}
+
+async function deliver(exchange: Exchange, request: Request): Promise<Response> {
+  const { channel, method, path } = exchange;
+  let sent = request;
+  if (sent.redirect !== "manual") sent = new Request(sent, { redirect: "manual" });
+  const { agent, fetch } = channel;
+  if (agent !== undefined) {
+    try {
+      // A User-Agent already on the request (the partner's headers) follows the SDK's.
+      const given = sent.headers.get("user-agent");
+      sent.headers.set("user-agent", given ? `${agent} ${given}` : agent);
+    } catch {
+      // Immutable headers or a forbidden name on this runtime: send the request as it is.
+    }
+  }
+  // The one place the SDK's requests leave, unbound as a partner's fetch expects.
+  const response = await fetch(sent);
+  if (response.status >= 300 && response.status < 400) {
+    void response.body?.cancel().catch(() => {});
+    throw new APIError({
+      status: response.status,
+      method,
+      path: path(),
+      headers: response.headers,
+      message: `${method} ${path()} answered with a redirect (${response.status}), which is not followed.`,
+    });
+  }
+  return response;
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts, whether or not its source listens to it. */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    // Settling after an abort is ignored, a rejection included (never an unhandled one).
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
