@@ -28,11 +28,6 @@ export interface Exchange {
   path: () => string;
   /** What a connection error could not reach. @default "the service" */
   target?: string;
-  /**
-   * The response body outlives the attempt (an MCP event stream): the caller's signal stays linked
-   * to it once the answer has arrived. The timeout still ends when the answer arrives.
-   */
-  streams?: boolean;
 }
 
 /**
@@ -52,18 +47,26 @@ export async function send<T>(
   const { clock, signal, timeoutMs, method, path } = exchange;
   if (signal?.aborted) throw new APIUserAbortError();
   const timeout = new AbortController();
-  const onAbort = signal && (() => timeout.abort());
-  if (onAbort) signal.addEventListener("abort", onAbort, { once: true });
-  const work = run(timeout.signal, (request) => deliver(exchange, request));
+  // Ended by the timeout or the caller's signal. Linked without a listener where the runtime can
+  // (Node 20.3+): a body read after the answer (an MCP event stream) stays abortable by the caller,
+  // and a long-lived signal shared by many requests (the MCP SDK's) collects no listeners.
+  let linked = timeout.signal;
+  let unlink: (() => void) | undefined;
+  if (signal) {
+    if (AbortSignal.any) linked = AbortSignal.any([signal, timeout.signal]);
+    else {
+      const onAbort = () => timeout.abort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      unlink = () => signal.removeEventListener("abort", onAbort);
+    }
+  }
+  const work = run(linked, (request) => deliver(exchange, request));
   // On the client's clock: an injected test clock decides when an attempt has taken too long.
   const cancelTimer = startTimer(clock, timeoutMs, () => timeout.abort());
   // A test clock (the sandbox's runAll) waits for the answer before it moves time on.
   clock.track?.(work);
-  let answered = false;
   try {
-    const result = await work;
-    answered = true;
-    return result;
+    return await work;
   } catch (cause) {
     if (signal?.aborted) throw new APIUserAbortError();
     if (timeout.signal.aborted) {
@@ -76,28 +79,27 @@ export async function send<T>(
     );
   } finally {
     cancelTimer();
-    if (onAbort && !(answered && exchange.streams)) signal.removeEventListener("abort", onAbort);
+    unlink?.();
   }
 }
 
 async function deliver(exchange: Exchange, request: Request): Promise<Response> {
   const { channel, method, path } = exchange;
-  let sent = request;
-  if (sent.redirect !== "manual") sent = new Request(sent, { redirect: "manual" });
+  // Every caller builds its request with redirect: "manual" (each path's tests check it): a copy
+  // here would cost every call.
   const { agent, fetch } = channel;
   if (agent !== undefined) {
     try {
       // A User-Agent already on the request (the partner's headers) follows the SDK's.
-      const given = sent.headers.get("user-agent");
-      sent.headers.set("user-agent", given ? `${agent} ${given}` : agent);
+      const given = request.headers.get("user-agent");
+      request.headers.set("user-agent", given ? `${agent} ${given}` : agent);
     } catch {
       // Immutable headers or a forbidden name on this runtime: send the request as it is.
     }
   }
   // The one place the SDK's requests leave, unbound as a partner's fetch expects.
-  const response = await fetch(sent);
+  const response = await fetch(request);
   if (response.status >= 300 && response.status < 400) {
-    void response.body?.cancel().catch(() => {});
     throw new APIError({
       status: response.status,
       method,

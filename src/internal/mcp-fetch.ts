@@ -50,7 +50,7 @@ export function createMcpFetch(
       }
       let token: string | undefined;
       // Bounded by timeoutMs like a REST attempt, the wait for a token included, until the answer
-      // arrives; the caller's signal still ends an event stream read after that.
+      // arrives; the caller's signal still ends an event stream read after that (core/send.ts).
       const response = await send(
         {
           channel,
@@ -59,12 +59,11 @@ export function createMcpFetch(
           signal,
           method,
           path: () => path,
-          streams: true,
         },
         async (timeout, fetch) => {
           if (tokens) token = await untilAborted(tokens.get(timeout), timeout);
           if (token) headers.set("authorization", `Bearer ${token}`);
-          // Never follow a redirect here: credentials must not leave the configured origin.
+          // send() never follows a redirect: credentials must not leave the configured origin.
           return fetch(new Request(url, { ...init, headers, redirect: "manual", signal: timeout }));
         },
       );

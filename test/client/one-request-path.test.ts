@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import {
   APIConnectionError,
@@ -69,6 +70,14 @@ describe("MCP requests", () => {
       return hang(request);
     });
     expect(await rejection(mcpPing(client, controller.signal))).toBeInstanceOf(APIUserAbortError);
+  });
+
+  it("requests under one long-lived signal (the MCP SDK's) leave no listener on it", async () => {
+    const { client, server } = harness();
+    server.on("POST /v1/mcp", () => json({ jsonrpc: "2.0", id: 1, result: {} }));
+    const controller = new AbortController();
+    for (let i = 0; i < 3; i++) await mcpPing(client, controller.signal);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
   it("a connection failure is an APIConnectionError", async () => {
