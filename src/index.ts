@@ -71,6 +71,7 @@ export type {
   RetryOptions,
   RetryPolicy,
   RetryRule,
+  RetryRules,
 } from "./core/retry";
 // The retry policy the SDK starts from (API.md, "Retries"); the `retry` client option changes it.
 export { defaultRetryPolicy } from "./core/retry";

@@ -81,7 +81,7 @@ export interface RetryOptions {
    * @default 401 once at once with a fresh token; 429 after `Retry-After` plus backoff; 500 once
    * after 1 to 2 s; 503, connection errors and timeouts with backoff
    */
-  rules?: { [K in RetryableAnswer]?: RetryRule | false };
+  rules?: RetryRules;
   /**
    * First backoff step, in milliseconds; it doubles with each retry of the call.
    * @default 1000
@@ -112,13 +112,35 @@ export interface RetryOptions {
   budget?: RetryBudgetOptions | false;
 }
 
-/** A retry policy with every value filled in. */
+/** The rule for each retryable answer in {@link RetryOptions}; `false` never retries it. */
+export interface RetryRules {
+  /** A 401 to a bearer token: the token is dropped and a new one minted (at most once). */
+  401?: RetryRule | false;
+  /** A 429: waits at least its `Retry-After`, plus backoff. */
+  429?: RetryRule | false;
+  /** A 500: at most once, after at least 1 s. */
+  500?: RetryRule | false;
+  /** A 503: backoff, at least its `Retry-After` when it gives one. */
+  503?: RetryRule | false;
+  /** The connection failed before an answer came. */
+  connection?: RetryRule | false;
+  /** The attempt ran past `timeoutMs`. */
+  timeout?: RetryRule | false;
+}
+
+/** A retry policy with every value filled in (see {@link RetryOptions} for what each means). */
 export interface RetryPolicy {
+  /** The rule for each retryable answer, or `false` where it is never retried. */
   readonly rules: Readonly<Record<RetryableAnswer, Readonly<Required<RetryRule>> | false>>;
+  /** First backoff step, in milliseconds. */
   readonly baseDelayMs: number;
+  /** Cap on a backoff wait, in milliseconds. */
   readonly maxDelayMs: number;
+  /** Randomness added to waits, 0 to 1. */
   readonly jitter: number;
+  /** The longest `Retry-After` waited for, in seconds. */
   readonly maxRetryAfterSeconds: number;
+  /** The client-wide retry budget, or `false` when it is off. */
   readonly budget: Readonly<Required<RetryBudgetOptions>> | false;
 }
 
