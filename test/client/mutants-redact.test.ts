@@ -74,6 +74,16 @@ describe("secrets blanked out of a problem document", () => {
     expect(redactDeep(nested(10, "secret"), redact)).toEqual(nested(10, "secret"));
   });
 
+  it("arrays count toward the depth as objects do", () => {
+    const inArrays = (levels: number, value: unknown) => {
+      let out = value;
+      for (let i = 0; i < levels; i++) out = [out];
+      return out;
+    };
+    expect(redactDeep(inArrays(9, "secret"), redact)).toEqual(inArrays(9, "[redacted]"));
+    expect(redactDeep(inArrays(10, "secret"), redact)).toEqual(inArrays(10, "secret"));
+  });
+
   it("a member named __proto__ stays an ordinary, writable, listed member", () => {
     const doc = JSON.parse('{"__proto__":{"x":"secret"},"detail":"d"}') as object;
     const out = redactDeep(doc, redact) as Record<string, unknown>;
