@@ -11,6 +11,7 @@ import {
   errorFromResponse,
   InternalServerError,
   isPartnerOrdersError,
+  isProblem,
   NotFoundError,
   PartnerOrdersError,
   PermissionDeniedError,
@@ -231,6 +232,21 @@ describe("errors the SDK raises itself", () => {
   });
 });
 
+describe("errors of another copy of the package", () => {
+  it("an APIError whose class is another copy's is still recognised by its code", () => {
+    const error = errorFromResponse("GET", "/v1/x", answer(404), problem);
+    Object.setPrototypeOf(error, class OtherCopyError extends Error {}.prototype);
+    expect(error instanceof APIError).toBe(false);
+    expect(isProblem(error, "order_not_found")).toBe(true);
+  });
+
+  it("an error marked by another copy belongs to the family", () => {
+    const other = new Error("x");
+    Object.defineProperty(other, Symbol.for("partner-orders.error"), { value: true });
+    expect(isPartnerOrdersError(other)).toBe(true);
+  });
+});
+
 describe("Retry-After", () => {
   const now = Date.UTC(2026, 0, 1, 0, 0, 0);
   const retryAfter = (value: string) => parseRetryAfter(new Headers({ "retry-after": value }), now);
@@ -265,6 +281,10 @@ describe("Retry-After", () => {
   });
 
   it.each([
+    "xThursday, 01-Jan-26 00:01:00 GMT",
+    "Thursday, 01-Jan-26 00:01:00 GMTx",
+    "xThu Jan  1 00:00:05 2026",
+    "Thu Jan  1 00:00:05 20260",
     "Mon, 30 Feb 2026 00:00:00 GMT",
     "Thu, 01 Jan 2026 24:00:00 GMT",
     "Thu, 01 Jan 2026 00:60:00 GMT",
