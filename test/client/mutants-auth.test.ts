@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { AuthenticationError } from "../../src/core/errors";
+import { APIConnectionError, APITimeoutError, AuthenticationError } from "../../src/core/errors";
 import { harness, rejection } from "../support/client";
-import { json, raw } from "../support/fake-server";
+import { connectionRefused, json, raw, stall } from "../support/fake-server";
 import { me } from "../support/fixtures";
 
 /** A client whose token endpoint answers `answer` and whose GET /v1/me succeeds. */
@@ -63,5 +63,32 @@ describe("a token answer the client cannot use", () => {
     const form = new URLSearchParams(h.server.at(0, "POST /oauth2/token").body);
     expect(form.get("scope")).toBe("partner-api/orders.read partner-api/orders.write");
     expect(form.get("grant_type")).toBe("client_credentials");
+  });
+});
+
+describe("the token request on the wire and when it fails", () => {
+  it("asks for JSON", async () => {
+    const { client, server } = tokenAnswer(() => json({ access_token: "t", expires_in: 3600 }));
+    await client.me();
+    expect(server.at(0, "POST /oauth2/token").headers.get("accept")).toBe("application/json");
+  });
+
+  it("a refused connection is a connection error naming the token endpoint, with its cause", async () => {
+    const { client } = tokenAnswer(connectionRefused);
+    const error = await rejection(client.me());
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(error).not.toBeInstanceOf(APITimeoutError);
+    expect((error as Error).message).toBe(
+      "POST /oauth2/token failed: could not reach the token endpoint.",
+    );
+    expect((error as Error).cause).toBeInstanceOf(TypeError);
+  });
+
+  it("a token endpoint that never answers times out with the configured delay in the message", async () => {
+    const h = harness({ timeoutMs: 25, maxRetries: 0 });
+    h.server.on("POST /oauth2/token", stall(h.clock));
+    const error = await rejection(h.client.me());
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect((error as Error).message).toBe("POST /oauth2/token timed out after 25 ms.");
   });
 });
