@@ -92,3 +92,16 @@ describe("the token request on the wire and when it fails", () => {
     expect((error as Error).message).toBe("POST /oauth2/token timed out after 25 ms.");
   });
 });
+
+describe("a token endpoint that echoes the credential", () => {
+  it("the Basic credential of the unencoded id and secret is redacted too", async () => {
+    const raw64 = btoa("my id:my/secret");
+    const h = harness({ clientId: "my id", clientSecret: "my/secret", maxRetries: 0 });
+    h.server.on("POST /oauth2/token", () =>
+      json({ error: "invalid_client", error_description: `bad credential ${raw64}` }, 401),
+    );
+    const error = await rejection(h.client.me());
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect((error as AuthenticationError).detail).toBe("bad credential [redacted]");
+  });
+});
