@@ -364,7 +364,6 @@ function parseProblem(body: unknown, status: number): Problem | undefined {
   if (typeof body === "string") {
     try {
       value = JSON.parse(body);
-      // Stryker disable next-line BlockStatement: text left unparsed is refused just below
     } catch {
       return undefined;
     }
