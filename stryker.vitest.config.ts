@@ -14,6 +14,8 @@ export default defineConfig({
     include: [
       "test/webhooks/**/*.test.ts",
       "test/client/**/*.test.ts",
+      // The request checks of src/core/validation, tested on their own.
+      "test/validation/**/*.test.ts",
       // The client's shared token cache and rate-limit gate, on in-memory stores.
       "test/fleet/client-fleet.test.ts",
     ],
