@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { detectRuntime, sdkVersion, userAgent, withUserAgent } from "../../src/core/user-agent";
+import { PartnerOrders } from "../../src/client";
+import { detectRuntime, sdkVersion, userAgent } from "../../src/core/user-agent";
 
 describe("runtime named in the User-Agent", () => {
   it("a Bun or Deno global without a version string is not taken for that runtime", () => {
@@ -22,36 +23,36 @@ describe("runtime named in the User-Agent", () => {
 });
 
 describe("User-Agent on requests", () => {
-  async function sentAgent(agent: string | undefined, given?: string): Promise<string | null> {
+  async function sentAgent(given?: string): Promise<string | null> {
     let seen: string | null = "not sent";
-    const fetchFn = withUserAgent(async (request) => {
-      seen = request.headers.get("user-agent");
-      return new Response("{}");
-    }, agent);
-    const headers: Record<string, string> = given ? { "user-agent": given } : {};
-    await fetchFn(new Request("https://api.example.test/v1/sites", { headers }));
+    const client = new PartnerOrders({
+      baseUrl: "https://api.example.test",
+      accessToken: "t",
+      fetch: async (input, init) => {
+        seen = new Request(input, init).headers.get("user-agent");
+        return new Response(JSON.stringify({ sites: [] }), {
+          headers: { "content-type": "application/json" },
+        });
+      },
+      ...(given ? { defaultHeaders: { "user-agent": given } } : {}),
+    });
+    await client.sites.list();
     return seen;
   }
 
   it("is the SDK's alone when the partner gives none", async () => {
-    expect(await sentAgent("partner-orders/1.2.3 (node/20.11.1)")).toBe(
-      "partner-orders/1.2.3 (node/20.11.1)",
-    );
+    expect(await sentAgent()).toBe(userAgent());
   });
 
   it("a partner's User-Agent follows the SDK's, one space between", async () => {
-    expect(await sentAgent("partner-orders/1.2.3 (node/20.11.1)", "my-app/2")).toBe(
-      "partner-orders/1.2.3 (node/20.11.1) my-app/2",
-    );
+    expect(await sentAgent("my-app/2")).toBe(`${userAgent()} my-app/2`);
   });
 
-  it("in a browser the request is sent as given, through the same fetch", async () => {
+  it("in a browser the request is sent with the partner's own User-Agent only", async () => {
     vi.stubGlobal("window", {});
     vi.stubGlobal("document", {});
     try {
-      const fetchFn = async () => new Response("{}");
-      expect(withUserAgent(fetchFn)).toBe(fetchFn);
-      expect(await sentAgent(undefined, "my-app/2")).toBe("my-app/2");
+      expect(await sentAgent("my-app/2")).toBe("my-app/2");
     } finally {
       vi.unstubAllGlobals();
     }
