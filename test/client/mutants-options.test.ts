@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PartnerOrdersError } from "../../src/core/errors";
 import {
   type ClientOptions,
@@ -8,25 +8,9 @@ import {
   resolveTuning,
 } from "../../src/core/options";
 import { defaultRetryPolicy } from "../../src/core/retry";
+import { isolateClientEnv } from "../support/env";
 
-const envNames = [
-  "PARTNER_ORDERS_BASE_URL",
-  "PARTNER_ORDERS_CLIENT_ID",
-  "PARTNER_ORDERS_CLIENT_SECRET",
-] as const;
-let saved: Record<string, string | undefined>;
-
-beforeEach(() => {
-  saved = Object.fromEntries(envNames.map((name) => [name, process.env[name]]));
-  for (const name of envNames) delete process.env[name];
-});
-
-afterEach(() => {
-  for (const name of envNames) {
-    if (saved[name] === undefined) delete process.env[name];
-    else process.env[name] = saved[name];
-  }
-});
+isolateClientEnv();
 
 const baseUrl = "https://api.example.test";
 const credential = { clientId: "id", clientSecret: "secret" };

@@ -1,26 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PartnerOrders } from "../../src/client";
 import { PartnerOrdersError } from "../../src/core/errors";
+import { isolateClientEnv } from "../support/env";
 import { FakeServer, json } from "../support/fake-server";
 
-const envNames = [
-  "PARTNER_ORDERS_BASE_URL",
-  "PARTNER_ORDERS_CLIENT_ID",
-  "PARTNER_ORDERS_CLIENT_SECRET",
-] as const;
-let saved: Record<string, string | undefined>;
-
-beforeEach(() => {
-  saved = Object.fromEntries(envNames.map((name) => [name, process.env[name]]));
-  for (const name of envNames) delete process.env[name];
-});
-
-afterEach(() => {
-  for (const name of envNames) {
-    if (saved[name] === undefined) delete process.env[name];
-    else process.env[name] = saved[name];
-  }
-});
+isolateClientEnv();
 
 function construct(options: ConstructorParameters<typeof PartnerOrders>[0]): unknown {
   try {
