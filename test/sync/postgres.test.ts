@@ -138,6 +138,33 @@ describe.runIf(available)("OrderMirror on PostgreSQL", () => {
     expect(first?.search).toContain("cursor=");
   });
 
+  it("a sweep whose page takes longer than the lease keeps it: no second process sweeps meanwhile", async () => {
+    const sandbox = createSandbox({ clock: "manual" });
+    closers.push(() => sandbox.close());
+    let itemReads = 0;
+    let second: Promise<unknown> | undefined;
+    let b: OrderMirror | undefined;
+    const [a, other] = (await fleet(2, sandbox, async (input, init) => {
+      const request = new Request(input, init);
+      if (new URL(request.url).pathname.endsWith("/items")) {
+        // Each read of the first page takes a second: the page outlasts the 60 s lease.
+        sandbox.clock.advance(1_000);
+        if (++itemReads === 120) second = (b as OrderMirror).sync();
+      }
+      return sandbox.fetch(request);
+    })) as [OrderMirror, OrderMirror];
+    b = other;
+    const first = await a.sync();
+    expect(itemReads).toBeGreaterThan(120);
+    const meanwhile = (await second) as Awaited<ReturnType<OrderMirror["sync"]>>;
+    expect(first.ordersSeen).toBeGreaterThan(0);
+    expect(meanwhile.ordersSeen).toBe(0);
+    const added = (await outbox())
+      .filter((c) => c.type === "order.added")
+      .map((c) => c.order_number);
+    expect(new Set(added).size).toBe(added.length);
+  });
+
   it("shares each named consumer's position across processes", async () => {
     const sandbox = createSandbox({ clock: "manual" });
     closers.push(() => sandbox.close());
