@@ -25,7 +25,7 @@ import {
 } from "./core/options";
 import { SubmissionWaiter, type WaitOptions } from "./core/polling";
 import type { Channel } from "./core/send";
-import { Transport } from "./core/transport";
+import { operation, Transport } from "./core/transport";
 import { userAgent } from "./core/user-agent";
 import { type Clock, systemClock } from "./internal/clock";
 import { collect } from "./internal/collect";
@@ -195,19 +195,13 @@ export class PartnerOrders {
 
   /** The credential's partner, granted sites, auth method and effective scopes. A good first call. */
   me(options?: RequestOptions): APIPromise<Principal> {
-    return this.#transport.request<Principal>(
-      { operationId: "getMe", method: "GET", path: "/v1/me" },
-      options,
-    );
+    return this.#transport.request(operation("getMe", {}), options);
   }
 
   /** Liveness of the service; resolves when it answers 2xx, throws otherwise. */
   ping(options?: RequestOptions): APIPromise<void> {
     return mapResult(
-      this.#transport.request<unknown>(
-        { operationId: "ping", method: "GET", path: "/v1/ping", auth: false, decode: false },
-        options,
-      ),
+      this.#transport.request(operation("ping", {}, { auth: false, decode: false }), options),
       () => undefined,
     );
   }

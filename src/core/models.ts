@@ -1,4 +1,4 @@
-import type { components } from "../generated/openapi";
+import type { components, operations } from "../generated/openapi";
 import type { Decimal } from "./money";
 
 /**
@@ -302,3 +302,38 @@ export type ShipTo = Schemas["ShipTo"];
  * @interface
  */
 export type LineShipTo = Schemas["LineShipTo"];
+
+/**
+ * @internal The success body of an operation exactly as the generated types give it: money still
+ * decimal text or a JSON number, before the client converts it.
+ */
+export type WireBody<K extends keyof operations> = operations[K]["responses"] extends {
+  200: { content: { "application/json": infer Body } };
+}
+  ? Body
+  : operations[K]["responses"] extends { 201: { content: { "application/json": infer Body } } }
+    ? Body
+    : never;
+
+/**
+ * @internal What each operation's success body is once decoded: the generated body with every
+ * money field a `Decimal`. test/types/models.types.ts checks, operation by operation, that each has
+ * the generated body's fields and exactly the money fields of the generated money table, so a spec
+ * change that adds, moves or drops a money field fails the type check.
+ */
+export interface ResponseModels {
+  /** GET /v1/ping succeeds on any 2xx; its body is not read. */
+  ping: undefined;
+  getMe: Principal;
+  listSites: With<WireBody<"listSites">, { sites: Site[] }>;
+  listOrders: With<WireBody<"listOrders">, { orders: Order[] }>;
+  getOrder: Order;
+  listOrderItems: With<WireBody<"listOrderItems">, { items: OrderItem[] }>;
+  listOrderShipments: With<WireBody<"listOrderShipments">, { shipments: Shipment[] }>;
+  submitOrder: Submission;
+  listSubmissions: With<WireBody<"listSubmissions">, { submissions: Submission[] }>;
+  getSubmission: Submission;
+  listProducts: With<WireBody<"listProducts">, { products: Product[] }>;
+  getProduct: ProductDetail;
+  quoteProduct: Quote;
+}

@@ -39,9 +39,9 @@ function fieldsOf(operationId: string): CompiledFields | null {
   let fields = compiled.get(operationId);
   // Stryker disable next-line ConditionalExpression: compiling again gives the same fields (a cache)
   if (fields === undefined) {
-    const entries = decimalFields[operationId] as
-      | readonly (readonly [string, DecimalEncoding])[]
-      | undefined;
+    const entries = (
+      decimalFields as Readonly<Record<string, readonly (readonly [string, DecimalEncoding])[]>>
+    )[operationId];
     fields = entries
       ? {
           tree: buildTree(entries.map(([path]) => path)),

@@ -63,8 +63,11 @@ export interface WaiterConfig {
   /** Blanks the client's secrets out of server text placed in a message (API.md, Safety). */
   redact: (text: string) => string;
   /** The GET of one submission, as the submissions resource describes it. */
-  getSubmission: (submissionId: string) => Operation;
+  getSubmission: (submissionId: string) => SubmissionCall;
 }
+
+/** A call that answers with a submission: the POST of an order, or the GET of a submission. */
+type SubmissionCall = Operation<"submitOrder" | "getSubmission">;
 
 /**
  * The one waiter (STYLE.md, "Waiting is one poller"), behind `client.submitOrderAndWait` and
@@ -91,12 +94,12 @@ export class SubmissionWaiter {
    * what to poll, refused unless it is a submission on the configured origin. The arguments are
    * validated once, by the request path, from the violations `first` carries.
    */
-  wait(first: Operation, options: WaitOptions, submissionId?: string): APIPromise<Submission> {
+  wait(first: SubmissionCall, options: WaitOptions, submissionId?: string): APIPromise<Submission> {
     return new APIPromise(this.#wait(first, options, submissionId));
   }
 
   async #wait(
-    operation: Operation,
+    operation: SubmissionCall,
     options: WaitOptions,
     knownId: string | undefined,
   ): Promise<WithResponse<Submission>> {
@@ -148,9 +151,9 @@ export class SubmissionWaiter {
   }
 
   /** One request of the wait, with its poll hint. */
-  async #request(operation: Operation, call: CallOptions): Promise<Answer> {
+  async #request(operation: SubmissionCall, call: CallOptions): Promise<Answer> {
     const { transport, clock } = this.#config;
-    const { data, response } = await transport.request<Submission>(operation, call).withResponse();
+    const { data, response } = await transport.request(operation, call).withResponse();
     return {
       submission: data,
       retryAfterSeconds: parseRetryAfter(response.headers, clock.now()),

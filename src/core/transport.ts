@@ -1,5 +1,7 @@
-import createClient from "openapi-fetch";
+import createClient, { type FetchOptions } from "openapi-fetch";
 import type { RateLimitGate } from "../fleet/rate-limit-gate";
+import type { operations, paths } from "../generated/openapi";
+import { routes } from "../generated/routes";
 import type { Clock } from "../internal/clock";
 import { APIPromise, type WithResponse } from "./api-promise";
 import type { TokenSource } from "./auth";
@@ -8,7 +10,6 @@ import {
   APIError,
   APITimeoutError,
   APIUserAbortError,
-  AuthenticationError,
   errorFromResponse,
   PartnerOrdersError,
   RateLimitError,
@@ -17,22 +18,31 @@ import {
 } from "./errors";
 import { headerViolations, mergeHeaders } from "./headers";
 import type { Log } from "./logger";
+import type { ResponseModels } from "./models";
 import { decodeBody } from "./money";
 import type { RequestOptions } from "./options";
 import { boundText } from "./redact";
 import { type RetryBudget, type RetryPolicy, withRetries } from "./retry";
 import { type Channel, send, untilAborted } from "./send";
 
-/** @internal One call as a resource describes it. */
-export interface Operation {
-  /** The spec's operationId; it selects which response fields are money. */
-  operationId: string;
-  method: "GET" | "POST";
-  /** Path template under the base URL, e.g. `/v1/orders/{orderNumber}`. */
-  path: string;
-  /** Path parameters, already checked against their documented formats. */
-  pathParams?: Record<string, string | number>;
-  query?: Record<string, string | number | undefined>;
+/** @internal The operations sent on this path; the token and MCP requests are built by their own modules. */
+export type ApiOperationId = Exclude<keyof typeof routes, "createToken" | "mcp">;
+
+/**
+ * @internal What the generated types say a call of `K` takes: its path and query parameters and its
+ * JSON body. A wrong name, type or missing required value is a compile error where the call is made.
+ */
+export type CallInit<K extends ApiOperationId> = Pick<
+  FetchOptions<operations[K]>,
+  "params" | "body"
+>;
+
+/** @internal One call as a resource describes it: made by {@link operation}, which checks its types. */
+export interface Operation<K extends ApiOperationId = ApiOperationId> {
+  /** The spec's operationId: it selects the method, the path and which response fields are money. */
+  operationId: K;
+  /** Path and query parameters, path ones already checked against their documented formats. */
+  params: { path?: Record<string, string | number>; query?: Record<string, unknown> };
   /** JSON body; serialised once, so every retry sends identical bytes. */
   body?: unknown;
   /** False for the calls that need no application credential (GET /v1/ping). @default true */
@@ -50,6 +60,23 @@ export interface Operation {
   violations?: readonly Violation[];
   /** Names the arguments in that error's message, e.g. "order request". */
   what?: string;
+}
+
+/** @internal How an operation is sent, beside what the spec types. */
+export type OperationExtras = Pick<Operation, "auth" | "decode" | "violations" | "what">;
+
+/**
+ * @internal Describes a call of `operationId`: `init` is checked against the generated types of
+ * that operation (its path and query parameters and its body), so a resource cannot send a
+ * parameter the spec does not have, or leave out one it requires.
+ */
+export function operation<K extends ApiOperationId>(
+  operationId: K,
+  init: CallInit<K>,
+  extras: OperationExtras = {},
+): Operation<K> {
+  const { params, body } = init as { params?: Operation["params"]; body?: unknown };
+  return { operationId, params: params ?? {}, body, ...extras };
 }
 
 /** @internal */
@@ -75,9 +102,6 @@ export interface TransportConfig {
   headers?: Record<string, string>;
 }
 
-/** Remembers which token a 401 answered, so only that one is dropped. */
-const rejectedToken = new WeakMap<AuthenticationError, string>();
-
 /**
  * The one request path (STYLE.md): builds the request, attaches auth, runs the retry loop and turns
  * the answer into data or an error. Resources only describe operations.
@@ -87,18 +111,22 @@ const rejectedToken = new WeakMap<AuthenticationError, string>();
  */
 export class Transport {
   readonly #config: TransportConfig;
-  readonly #http: ReturnType<typeof createClient>;
+  readonly #http: ReturnType<typeof createClient<paths>>;
 
   constructor(config: TransportConfig) {
     this.#config = config;
-    this.#http = createClient({
+    this.#http = createClient<paths>({
       baseUrl: config.baseUrl.href.replace(/\/$/, ""),
       // Bodies arrive here already serialised (see `request`).
       bodySerializer: (body: unknown) => body as string,
     });
   }
 
-  request<T>(operation: Operation, options: CallOptions = {}): APIPromise<T> {
+  request<K extends ApiOperationId>(
+    operation: Operation<K>,
+    options: CallOptions = {},
+  ): APIPromise<ResponseModels[K]> {
+    type T = ResponseModels[K];
     const violations = [
       ...(operation.violations ?? []),
       ...headerViolations(options.headers, "headers"),
@@ -114,31 +142,35 @@ export class Transport {
     const { clock, log, tokens } = this.#config;
     const body = operation.body === undefined ? undefined : JSON.stringify(operation.body);
     const signal = options.signal;
+    const method = methodOf(operation);
+    // What the latest attempt sent: a 401 drops that token only, not one another call minted since.
+    const used: Used = {};
     try {
-      return await withRetries((attempt) => this.#attempt<T>(operation, body, options, attempt), {
-        maxRetries: options.maxRetries ?? this.#config.maxRetries,
-        policy: this.#config.retry,
-        budget: this.#config.retryBudget,
-        clock,
-        signal,
-        deadline: options.deadline,
-        onUnauthorized: (error) => {
-          const token = rejectedToken.get(error);
-          return token !== undefined && tokens?.invalidate(token) === true;
+      return await withRetries(
+        (attempt) => this.#attempt<T>(operation, body, options, attempt, used),
+        {
+          maxRetries: options.maxRetries ?? this.#config.maxRetries,
+          policy: this.#config.retry,
+          budget: this.#config.retryBudget,
+          clock,
+          signal,
+          deadline: options.deadline,
+          onUnauthorized: () => used.token !== undefined && tokens?.invalidate(used.token) === true,
+          onRetry: ({ error, attempt, delayMs }) =>
+            log.info(`retrying ${method} ${displayPath(operation)}`, {
+              status: error instanceof APIError ? error.status : undefined,
+              // Server text: bounded, so a hostile code cannot make a megabyte log line.
+              code:
+                error instanceof APIError && error.code ? boundText(error.code, 100) : undefined,
+              attempt,
+              delayMs: Math.round(delayMs),
+            }),
         },
-        onRetry: ({ error, attempt, delayMs }) =>
-          log.info(`retrying ${operation.method} ${displayPath(operation)}`, {
-            status: error instanceof APIError ? error.status : undefined,
-            // Server text: bounded, so a hostile code cannot make a megabyte log line.
-            code: error instanceof APIError && error.code ? boundText(error.code, 100) : undefined,
-            attempt,
-            delayMs: Math.round(delayMs),
-          }),
-      });
+      );
     } catch (error) {
       if (signal?.aborted && !(error instanceof PartnerOrdersError)) throw new APIUserAbortError();
       if (error instanceof PartnerOrdersError) throw error;
-      throw new APIConnectionError(`${operation.method} ${displayPath(operation)} failed.`, {
+      throw new APIConnectionError(`${method} ${displayPath(operation)} failed.`, {
         cause: error,
       });
     }
@@ -149,9 +181,10 @@ export class Transport {
     body: string | undefined,
     options: CallOptions,
     attempt: number,
+    used: Used,
   ): Promise<WithResponse<T>> {
     const { clock, log, tokens } = this.#config;
-    const { method } = operation;
+    const method = methodOf(operation);
     // The filled-in path is only needed for messages and log lines; most calls never build it.
     const path = () => displayPath(operation);
     const signal = options.signal;
@@ -167,7 +200,7 @@ export class Transport {
     if (this.#config.rateLimitGate) await this.#waitForFleet(operation, options);
 
     const started = log.enabled("debug") ? clock.monotonic() : 0;
-    let token: string | undefined;
+    used.token = undefined;
     // One bound for the whole attempt, the wait for a token included: a slow token endpoint cannot
     // carry a call past its timeoutMs, nor a wait past its deadline (API.md, Waiting: the deadline
     // bounds everything).
@@ -177,26 +210,29 @@ export class Transport {
         // Asked for before this attempt's timer starts (send runs this first): a token request
         // bounded by the same timeoutMs then gives up first, with its own error, and a retry mints
         // afresh instead of joining it.
-        if (operation.auth !== false && tokens)
-          token = await untilAborted(tokens.get(timeout), timeout);
-        return this.#http.request(
-          method.toLowerCase() as "get",
-          operation.path as never,
-          {
-            params: { path: operation.pathParams, query: operation.query },
-            body,
-            parseAs: "text",
-            headers: {
-              // The partner's first: the headers the SDK owns are refused there (core/headers.ts).
-              ...mergeHeaders(this.#config.headers ?? {}, options.headers),
-              ...(token ? { authorization: `Bearer ${token}`, accept: "application/json" } : {}),
-            },
-            signal: timeout,
-            fetch,
-            // Never follow a redirect: credentials must not leave the configured origin (API.md, Safety).
-            redirect: "manual",
-          } as never,
-        ) as Promise<{ data?: unknown; error?: unknown; response: Response }>;
+        const token =
+          operation.auth !== false && tokens
+            ? await untilAborted(tokens.get(timeout), timeout)
+            : undefined;
+        used.token = token;
+        const { method, path } = routes[operation.operationId];
+        // Typed where the operation was made (`operation()` checks its init against `operations[K]`);
+        // here K is any operation, which openapi-fetch's per-path types cannot narrow.
+        const request = this.#http.request as unknown as UntypedRequest;
+        return request(method, path, {
+          params: operation.params,
+          body,
+          parseAs: "text",
+          headers: {
+            // The partner's first: the headers the SDK owns are refused there (core/headers.ts).
+            ...mergeHeaders(this.#config.headers ?? {}, options.headers),
+            ...(token ? { authorization: `Bearer ${token}`, accept: "application/json" } : {}),
+          },
+          signal: timeout,
+          fetch,
+          // Never follow a redirect: credentials must not leave the configured origin (API.md, Safety).
+          redirect: "manual",
+        });
       },
     );
 
@@ -221,7 +257,6 @@ export class Transport {
       clock.now(),
       tokens && ((text) => tokens.redact(text)),
     );
-    if (error instanceof AuthenticationError && token) rejectedToken.set(error, token);
     if (error instanceof RateLimitError && error.retryAfterSeconds && this.#config.rateLimitGate) {
       // The limit is the partner's, not this process's: the whole fleet waits it out.
       await this.#config.rateLimitGate
@@ -246,7 +281,7 @@ export class Transport {
       return;
     }
     if (!(waitMs > 0)) return;
-    const { method } = operation;
+    const method = methodOf(operation);
     const path = displayPath(operation);
     const seconds = Math.ceil(waitMs / 1000);
     const ceiling = this.#config.retry.maxRetryAfterSeconds;
@@ -279,7 +314,24 @@ export class Transport {
 
 /** The request path with its parameters filled in and no query string: safe for messages and logs. */
 export function displayPath(operation: Operation): string {
-  return operation.path.replace(/\{(\w+)\}/g, (_, name: string) =>
-    encodeURIComponent(String(operation.pathParams?.[name] ?? "")),
+  return routes[operation.operationId].path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    encodeURIComponent(String(operation.params.path?.[name] ?? "")),
   );
 }
+
+/** The operation's HTTP method, upper-case as messages and log lines show it. */
+export function methodOf(operation: Operation): "GET" | "POST" {
+  return routes[operation.operationId].method === "post" ? "POST" : "GET";
+}
+
+/** The token an attempt sent, if any. */
+interface Used {
+  token?: string | undefined;
+}
+
+/** openapi-fetch's `request` with its per-path types erased (see the one call above). */
+type UntypedRequest = (
+  method: string,
+  path: string,
+  init: Record<string, unknown>,
+) => Promise<{ data?: unknown; error?: unknown; response: Response }>;

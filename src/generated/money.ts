@@ -5,7 +5,7 @@ export type DecimalEncoding = "string" | "number";
  * For each operationId, every decimal field of its success response body (money and weights), as a
  * dotted path; a segment ending in `[]` means every element of that array.
  */
-export const decimalFields: Readonly<Record<string, readonly (readonly [path: string, encoding: DecimalEncoding])[]>> = {
+export const decimalFields = {
   listOrders: [["orders[].totals.item", "string"], ["orders[].totals.shipping", "string"], ["orders[].totals.tax", "string"], ["orders[].totals.order", "string"]],
   submitOrder: [["order.totalPrice", "number"], ["order.lines[].lineListTotal", "number"], ["order.lines[].lineTotalBeforeAdjustments", "number"]],
   listSubmissions: [["submissions[].order.totalPrice", "number"], ["submissions[].order.lines[].lineListTotal", "number"], ["submissions[].order.lines[].lineTotalBeforeAdjustments", "number"]],
@@ -15,7 +15,7 @@ export const decimalFields: Readonly<Record<string, readonly (readonly [path: st
   listProducts: [["products[].weight", "string"]],
   getProduct: [["variants[].weight", "string"]],
   quoteProduct: [["totalPrice", "number"]],
-};
+} as const satisfies Readonly<Record<string, readonly (readonly [path: string, encoding: DecimalEncoding])[]>>;
 
 /** The `type` of every webhook event the spec describes, in document order. */
 export const webhookEventTypes = [

@@ -1,6 +1,6 @@
 import { PartnerOrdersError } from "../core/errors";
 import { type PageData, Paginated } from "../core/pagination";
-import type { CallOptions, Operation, Transport } from "../core/transport";
+import type { ApiOperationId, CallOptions, Operation, Transport } from "../core/transport";
 
 /**
  * A list endpoint as a {@link Paginated}: `key` names the array in the response body
@@ -19,8 +19,13 @@ export function paginate<T>(
   );
 }
 
-export function withCursor(operation: Operation, cursor: string | undefined): Operation {
-  return cursor === undefined ? operation : { ...operation, query: { ...operation.query, cursor } };
+export function withCursor<K extends ApiOperationId>(
+  operation: Operation<K>,
+  cursor: string | undefined,
+): Operation<K> {
+  if (cursor === undefined) return operation;
+  const { params } = operation;
+  return { ...operation, params: { ...params, query: { ...params.query, cursor } } };
 }
 
 export async function fetchPage<T>(
@@ -29,10 +34,10 @@ export async function fetchPage<T>(
   key: string,
   options: CallOptions | undefined,
 ): Promise<PageData<T> & { body: Record<string, unknown> }> {
-  const { data, response } = await transport
-    .request<Record<string, unknown>>(operation, options)
-    .withResponse();
-  const items = data?.[key];
+  const answer = await transport.request(operation, options).withResponse();
+  const { response } = answer;
+  const data = (answer.data ?? {}) as Record<string, unknown>;
+  const items = data[key];
   if (!Array.isArray(items)) {
     throw new PartnerOrdersError(`The ${operation.operationId} response has no "${key}" array.`);
   }

@@ -4,7 +4,7 @@ import type { Log } from "../core/logger";
 import type { Order, OrderItem, OrderRequest, Shipment, Submission } from "../core/models";
 import type { RequestOptions } from "../core/options";
 import { Paginated } from "../core/pagination";
-import type { Transport } from "../core/transport";
+import { type Operation, operation, type Transport } from "../core/transport";
 import {
   checkCursor,
   checkLimit,
@@ -77,22 +77,22 @@ export class Orders {
   /** Orders across the granted sites, by (placedOn, orderNumber). */
   list(params: OrderListParams = {}, options?: RequestOptions): Paginated<Order> {
     const { siteId, status, limit, cursor } = params;
-    const operation = {
-      operationId: "listOrders",
-      method: "GET" as const,
-      path: "/v1/orders",
-      query: { siteId, status, limit },
-      violations: [
-        ...optional(siteId, checkSiteId, "siteId"),
-        ...optional(limit, checkLimit, "limit"),
-        ...optional(cursor, checkCursor, "cursor"),
-        ...(status !== undefined && (typeof status !== "string" || status === "")
-          ? [{ path: "status", message: "must be a non-empty string" }]
-          : []),
-      ],
-      what: "order list parameters",
-    };
-    return paginate<Order>(this.transport, operation, "orders", cursor, options);
+    const list = operation(
+      "listOrders",
+      { params: { query: { siteId, status, limit } } },
+      {
+        violations: [
+          ...optional(siteId, checkSiteId, "siteId"),
+          ...optional(limit, checkLimit, "limit"),
+          ...optional(cursor, checkCursor, "cursor"),
+          ...(status !== undefined && (typeof status !== "string" || status === "")
+            ? [{ path: "status", message: "must be a non-empty string" }]
+            : []),
+        ],
+        what: "order list parameters",
+      },
+    );
+    return paginate<Order>(this.transport, list, "orders", cursor, options);
   }
 
   /**
@@ -100,15 +100,12 @@ export class Orders {
    * the granted sites, and is no proof that it never existed (API document, Errors rule 4).
    */
   get(orderNumber: number, options?: RequestOptions): APIPromise<Order> {
-    return this.transport.request<Order>(
-      {
-        operationId: "getOrder",
-        method: "GET",
-        path: "/v1/orders/{orderNumber}",
-        pathParams: { orderNumber },
-        violations: checkOrderNumber(orderNumber),
-        what: "orderNumber",
-      },
+    return this.transport.request(
+      operation(
+        "getOrder",
+        { params: { path: { orderNumber } } },
+        { violations: checkOrderNumber(orderNumber), what: "orderNumber" },
+      ),
       options,
     );
   }
@@ -119,16 +116,12 @@ export class Orders {
     params: PageParams = {},
     options?: RequestOptions,
   ): Paginated<OrderItem> {
-    const operation = {
-      operationId: "listOrderItems",
-      method: "GET" as const,
-      path: "/v1/orders/{orderNumber}/items",
-      pathParams: { orderNumber },
-      query: { limit: params.limit },
-      violations: pageViolations(orderNumber, params),
-      what: "order items parameters",
-    };
-    return paginate<OrderItem>(this.transport, operation, "items", params.cursor, options);
+    const list = operation(
+      "listOrderItems",
+      { params: { path: { orderNumber }, query: { limit: params.limit } } },
+      { violations: pageViolations(orderNumber, params), what: "order items parameters" },
+    );
+    return paginate<OrderItem>(this.transport, list, "items", params.cursor, options);
   }
 
   /**
@@ -141,19 +134,24 @@ export class Orders {
     params: PageParams = {},
     options?: RequestOptions,
   ): Paginated<Shipment> {
-    const base = {
-      operationId: "listOrderShipments",
-      method: "GET" as const,
-      path: "/v1/orders/{orderNumber}/shipments",
-      pathParams: { orderNumber },
+    const extras = {
       violations: pageViolations(orderNumber, params),
       what: "shipments parameters",
     };
     return new Paginated<Shipment>(async (cursor) => {
       let limit = params.limit;
       for (;;) {
-        const operation = withCursor({ ...base, query: { limit } }, cursor);
-        const page = await fetchPage<Shipment>(this.transport, operation, "shipments", options);
+        const list = operation(
+          "listOrderShipments",
+          { params: { path: { orderNumber }, query: { limit } } },
+          extras,
+        );
+        const page = await fetchPage<Shipment>(
+          this.transport,
+          withCursor(list, cursor),
+          "shipments",
+          options,
+        );
         if (page.body.packagesComplete !== false) return page;
         const current = Math.min(limit ?? defaultShipmentLimit, maxShipmentLimit);
         if (current <= 1) {
@@ -178,7 +176,7 @@ export class Orders {
    */
   submit(request: OrderRequest, options?: RequestOptions): APIPromise<SubmitResult> {
     return mapResult(
-      this.transport.request<Submission>(submitOperation(request), options),
+      this.transport.request(submitOperation(request), options),
       (submission, response) => ({
         submission,
         created: response.status === 201,
@@ -189,15 +187,13 @@ export class Orders {
   }
 }
 
-export function submitOperation(request: OrderRequest) {
-  return {
-    operationId: "submitOrder",
-    method: "POST" as const,
-    path: "/v1/orders",
-    body: request,
-    violations: validateOrderRequest(request),
-    what: "order request",
-  };
+/** @internal The POST of an order, checked against every documented rule. */
+export function submitOperation(request: OrderRequest): Operation<"submitOrder"> {
+  return operation(
+    "submitOrder",
+    { body: request },
+    { violations: validateOrderRequest(request), what: "order request" },
+  );
 }
 
 function pageViolations(orderNumber: number, params: PageParams): Violation[] {

@@ -2,7 +2,7 @@ import type { APIPromise } from "../core/api-promise";
 import type { Product, ProductDetail, Quote } from "../core/models";
 import type { RequestOptions } from "../core/options";
 import type { Paginated } from "../core/pagination";
-import type { Transport } from "../core/transport";
+import { operation, type Transport } from "../core/transport";
 import {
   checkCursor,
   checkLimit,
@@ -34,49 +34,45 @@ export class Products {
   /** The orderable catalog, one entry per variant, by (productId, variantId). No prices. */
   list(params: ProductListParams = {}, options?: RequestOptions): Paginated<Product> {
     const { siteId, serviceType, limit, cursor } = params;
-    const operation = {
-      operationId: "listProducts",
-      method: "GET" as const,
-      path: "/v1/products",
-      query: { siteId, serviceType, limit },
-      violations: [
-        ...optional(siteId, checkSiteId, "siteId"),
-        ...optional(serviceType, checkServiceType, "serviceType"),
-        ...optional(limit, checkLimit, "limit"),
-        ...optional(cursor, checkCursor, "cursor"),
-      ],
-      what: "product list parameters",
-    };
-    return paginate<Product>(this.transport, operation, "products", cursor, options);
+    const list = operation(
+      "listProducts",
+      { params: { query: { siteId, serviceType, limit } } },
+      {
+        violations: [
+          ...optional(siteId, checkSiteId, "siteId"),
+          ...optional(serviceType, checkServiceType, "serviceType"),
+          ...optional(limit, checkLimit, "limit"),
+          ...optional(cursor, checkCursor, "cursor"),
+        ],
+        what: "product list parameters",
+      },
+    );
+    return paginate<Product>(this.transport, list, "products", cursor, options);
   }
 
   /** One product with all its variants; `productId` is `SLO_` or `SLS_` plus 1 to 18 digits. */
   get(productId: string, options?: RequestOptions): APIPromise<ProductDetail> {
-    return this.transport.request<ProductDetail>(
-      {
-        operationId: "getProduct",
-        method: "GET",
-        path: "/v1/products/{productId}",
-        pathParams: { productId },
-        violations: checkProductId(productId),
-        what: "productId",
-      },
+    return this.transport.request(
+      operation(
+        "getProduct",
+        { params: { path: { productId } } },
+        { violations: checkProductId(productId), what: "productId" },
+      ),
       options,
     );
   }
 
   /** The site price for `quantity` (after site markup and offering discount). No side effect. */
   quote(productId: string, quantity: number, options?: RequestOptions): APIPromise<Quote> {
-    return this.transport.request<Quote>(
-      {
-        operationId: "quoteProduct",
-        method: "POST",
-        path: "/v1/products/{productId}/quote",
-        pathParams: { productId },
-        body: { quantity },
-        violations: [...checkProductId(productId), ...checkQuantity(quantity)],
-        what: "quote request",
-      },
+    return this.transport.request(
+      operation(
+        "quoteProduct",
+        { params: { path: { productId } }, body: { quantity } },
+        {
+          violations: [...checkProductId(productId), ...checkQuantity(quantity)],
+          what: "quote request",
+        },
+      ),
       options,
     );
   }

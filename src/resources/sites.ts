@@ -1,7 +1,7 @@
 import { type APIPromise, mapResult } from "../core/api-promise";
 import type { Site } from "../core/models";
 import type { RequestOptions } from "../core/options";
-import type { Transport } from "../core/transport";
+import { operation, type Transport } from "../core/transport";
 
 /** The partner's granted sites: `client.sites`. */
 export class Sites {
@@ -11,10 +11,7 @@ export class Sites {
   /** Every granted site, live or not, in one response (no pagination). */
   list(options?: RequestOptions): APIPromise<Site[]> {
     return mapResult(
-      this.transport.request<{ sites: Site[] }>(
-        { operationId: "listSites", method: "GET", path: "/v1/sites" },
-        options,
-      ),
+      this.transport.request(operation("listSites", {}), options),
       (body) => body.sites,
     );
   }

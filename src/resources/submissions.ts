@@ -3,7 +3,7 @@ import type { Submission, SubmissionStatus } from "../core/models";
 import type { RequestOptions } from "../core/options";
 import type { Paginated } from "../core/pagination";
 import type { SubmissionWaiter, WaitOptions } from "../core/polling";
-import type { Transport } from "../core/transport";
+import { type Operation, operation, type Transport } from "../core/transport";
 import {
   checkCursor,
   checkLimit,
@@ -39,26 +39,26 @@ export class Submissions {
     const { status, cursor } = params;
     const limit =
       typeof params.limit === "number" ? Math.min(params.limit, maxSubmissionLimit) : params.limit;
-    const operation = {
-      operationId: "listSubmissions",
-      method: "GET" as const,
-      path: "/v1/orders/submissions",
-      query: { status, limit },
-      // Rejected when the list is first used, like every other call's bad arguments: the call itself
-      // returns normally, so `.catch()` and `Promise.allSettled` see the RequestValidationError.
-      violations: [
-        ...optional(status, checkSubmissionStatus, "status"),
-        ...optional(params.limit, checkLimit, "limit"),
-        ...optional(cursor, checkCursor, "cursor"),
-      ],
-      what: "submission list parameters",
-    };
-    return paginate<Submission>(this.transport, operation, "submissions", cursor, options);
+    const list = operation(
+      "listSubmissions",
+      { params: { query: { status, limit } } },
+      {
+        // Rejected when the list is first used, like every other call's bad arguments: the call
+        // itself returns normally, so `.catch()` and `Promise.allSettled` see the error.
+        violations: [
+          ...optional(status, checkSubmissionStatus, "status"),
+          ...optional(params.limit, checkLimit, "limit"),
+          ...optional(cursor, checkCursor, "cursor"),
+        ],
+        what: "submission list parameters",
+      },
+    );
+    return paginate<Submission>(this.transport, list, "submissions", cursor, options);
   }
 
   /** One submission, in whatever state it is; `submissionId` is a UUID. */
   get(submissionId: string, options?: RequestOptions): APIPromise<Submission> {
-    return this.transport.request<Submission>(getSubmission(submissionId), options);
+    return this.transport.request(getSubmission(submissionId), options);
   }
 
   /**
@@ -73,13 +73,11 @@ export class Submissions {
 }
 
 /** @internal The GET of one submission: read once, or polled by the waiter. */
-export function getSubmission(submissionId: string) {
-  return {
-    operationId: "getSubmission",
-    method: "GET" as const,
-    path: "/v1/orders/submissions/{submissionId}",
-    pathParams: { submissionId },
-    violations: checkSubmissionId(submissionId),
-    what: "submissionId",
-  };
+/** @internal The GET of one submission. */
+export function getSubmission(submissionId: string): Operation<"getSubmission"> {
+  return operation(
+    "getSubmission",
+    { params: { path: { submissionId } } },
+    { violations: checkSubmissionId(submissionId), what: "submissionId" },
+  );
 }
