@@ -84,23 +84,23 @@ function sameDecimal(expected: unknown, built: unknown): boolean {
   return String(expected) === String(built);
 }
 
-/** The object `new Ctor(text)` builds for plain decimal text, made without its parser. */
+/**
+ * The object `new Ctor(text)` builds for plain decimal text, made without its parser: as decimal.js's
+ * parseDecimal (sign, base-10 exponent, leading and trailing zeros dropped, digits in base-1e7 words
+ * with the first word aligned to the exponent), read from the character codes without building
+ * intermediate strings.
+ */
 function build<D extends DecimalJs>(Ctor: new (value: string) => D, text: string): D {
-  let s = 1;
-  let str = text;
-  if (str.charCodeAt(0) === 45) {
-    s = -1;
-    str = str.slice(1);
-  }
-  // As decimal.js's parseDecimal: base-10 exponent, zeros stripped, digits in base-1e7 words.
-  let e = str.indexOf(".");
-  if (e > -1) str = str.replace(".", "");
-  else e = str.length;
-  let i = 0;
-  while (str.charCodeAt(i) === 48) i++;
-  let len = str.length;
-  while (len > i && str.charCodeAt(len - 1) === 48) len--;
-  str = str.slice(i, len);
+  const negative = text.charCodeAt(0) === 45;
+  const start = negative ? 1 : 0;
+  const end = text.length;
+  let point = text.indexOf(".", start);
+  if (point < 0) point = end;
+  // First and last significant digit, as positions in the text (the point skipped over).
+  let first = start;
+  while (first < end && (text.charCodeAt(first) === 48 || first === point)) first++;
+  let last = end;
+  while (last > first && (text.charCodeAt(last - 1) === 48 || last - 1 === point)) last--;
   const x = Object.create(Ctor.prototype) as D & {
     constructor: unknown;
     s: number;
@@ -108,28 +108,37 @@ function build<D extends DecimalJs>(Ctor: new (value: string) => D, text: string
     d: number[];
   };
   x.constructor = Ctor;
-  x.s = s;
-  if (!str) {
+  x.s = negative ? -1 : 1;
+  if (first === last) {
     x.e = 0;
     x.d = [0];
     return x;
   }
-  len -= i;
-  e = e - i - 1;
+  // The exponent: digits between the first significant one and the point, less one.
+  const e = first < point ? point - first - 1 : point - first;
   x.e = e;
+  // The first word holds (e + 1) mod 7 digits (7 when that is 0), every later word 7, and the last
+  // word is filled out with zeros to its size.
+  let size = (e + 1) % LOG_BASE;
+  if (e < 0) size += LOG_BASE;
+  if (size === 0) size = LOG_BASE;
   const d: number[] = [];
-  i = (e + 1) % LOG_BASE;
-  if (e < 0) i += LOG_BASE;
-  if (i < len) {
-    if (i) d.push(+str.slice(0, i));
-    for (len -= LOG_BASE; i < len; i += LOG_BASE) d.push(+str.slice(i, i + LOG_BASE));
-    str = str.slice(i);
-    i = LOG_BASE - str.length;
-  } else {
-    i -= len;
+  let word = 0;
+  let filled = 0;
+  for (let k = first; k < last; k++) {
+    if (k === point) continue;
+    word = word * 10 + text.charCodeAt(k) - 48;
+    if (++filled === size) {
+      d.push(word);
+      word = 0;
+      filled = 0;
+      size = LOG_BASE;
+    }
   }
-  while (i-- > 0) str += "0";
-  d.push(+str);
+  if (filled > 0) {
+    for (; filled < size; filled++) word *= 10;
+    d.push(word);
+  }
   x.d = d;
   return x;
 }

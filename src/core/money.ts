@@ -144,8 +144,11 @@ function toDecimal(
 ): Decimal {
   let result: Decimal | undefined;
   try {
-    if (typeof value === "string" && (numberEncoded ? jsonNumber : decimalString).test(value)) {
-      result = fromDecimalText(Decimal, value) ?? new Decimal(value);
+    if (typeof value === "string") {
+      // Plain decimal text, the common case, is checked and built by the fast path alone.
+      result =
+        (numberEncoded ? undefined : fromDecimalText(Decimal, value)) ??
+        ((numberEncoded ? jsonNumber : decimalString).test(value) ? new Decimal(value) : undefined);
     } else if (typeof value === "number" && Number.isFinite(value)) {
       result = new Decimal(value);
     }
