@@ -117,7 +117,7 @@ export class Transport {
     this.#config = config;
     this.#http = createClient<paths>({
       baseUrl: config.baseUrl.href.replace(/\/$/, ""),
-      // Bodies arrive here already serialised (see `request`).
+      // Bodies arrive already serialised, once per call (`#run`), so every retry sends identical bytes.
       bodySerializer: (body: unknown) => body as string,
     });
   }
@@ -222,6 +222,8 @@ export class Transport {
         return request(method, path, {
           params: operation.params,
           body,
+          // Read as text: the money table converts number-encoded money from its digits as written,
+          // which JSON.parse would already have rounded to a double.
           parseAs: "text",
           headers: {
             // The partner's first: the headers the SDK owns are refused there (core/headers.ts).
