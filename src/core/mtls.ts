@@ -209,7 +209,8 @@ function checkKey(cert: X509, which: string): void {
   const details = key.asymmetricKeyDetails ?? {};
   const type = key.asymmetricKeyType;
   if (type === "rsa" && (details.modulusLength ?? 0) >= mtlsPolicy.minRsaBits) return;
-  if (type === "ec" && mtlsPolicy.ecCurves.includes(details.namedCurve ?? "")) return;
+  // Only EC keys have a named curve.
+  if ((mtlsPolicy.ecCurves as readonly unknown[]).includes(details.namedCurve)) return;
   const has =
     type === "rsa"
       ? `an RSA-${details.modulusLength} key`
