@@ -302,7 +302,7 @@ export class MtlsConnection {
       connect: {
         cert: text(material.cert),
         key: text(material.key),
-        ...(material.passphrase !== undefined ? { passphrase: material.passphrase } : {}),
+        passphrase: material.passphrase,
         // Without `ca`, Node's default trust store applies; given, it replaces that store.
         ca: material.ca === undefined ? undefined : [material.ca].flat().map(text),
       },
