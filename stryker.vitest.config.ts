@@ -18,6 +18,12 @@ export default defineConfig({
       "test/validation/**/*.test.ts",
       // The client's shared token cache and rate-limit gate, on in-memory stores.
       "test/fleet/client-fleet.test.ts",
+      // Mutual TLS: certificates made by the openssl CLI in a temp dir, and a bare HTTPS server on
+      // loopback (mtls.e2e.test.ts runs the sandbox end to end and stays with `npm test`).
+      "test/mtls/check.test.ts",
+      "test/mtls/check-messages.test.ts",
+      "test/mtls/connection.test.ts",
+      "test/mtls/undici-missing.test.ts",
     ],
     exclude: ["test/webhooks/dedupe-redis.test.ts"],
     reporters: ["default"],

@@ -34,9 +34,11 @@ export interface ClientLog extends Log {
   readonly level: LogLevel;
 }
 
-export function createLog(logger: Logger | undefined, level: LogLevel): ClientLog {
-  const threshold = rank[level] ?? rank.warn;
-  const effective: LogLevel = Object.hasOwn(rank, level) ? level : "warn";
+/** A {@link ClientLog} writing to `logger` at `level`; any other value than a level reads as `"warn"`. */
+export function createLog(logger: Logger | undefined, level: LogLevel | undefined): ClientLog {
+  // An own property only: a name every object has ("constructor") is no level, nor is "undefined".
+  const effective: LogLevel = Object.hasOwn(rank, String(level)) ? (level as LogLevel) : "warn";
+  const threshold = rank[effective];
   const emit =
     (name: Exclude<LogLevel, "off">) => (message: string, fields?: Record<string, unknown>) => {
       if (!logger || rank[name] < threshold) return;
@@ -66,14 +68,10 @@ export function resolveLog(
   logLevel: LogLevel | undefined,
   envLevel: string | undefined,
 ): ClientLog {
-  if (logLevel !== undefined || envLevel === undefined)
-    // Stryker disable next-line StringLiteral: createLog reads any unknown level as "warn"
-    return createLog(logger, logLevel ?? "warn");
-  const wanted = envLevel.trim().toLowerCase();
-  const known = Object.hasOwn(rank, wanted);
-  // Stryker disable next-line StringLiteral: createLog reads any unknown level as "warn"
-  const log = createLog(logger ?? console, known ? (wanted as LogLevel) : "warn");
-  if (!known) {
+  if (logLevel !== undefined || envLevel === undefined) return createLog(logger, logLevel);
+  const wanted = envLevel.trim().toLowerCase() as LogLevel;
+  const log = createLog(logger ?? console, wanted);
+  if (log.level !== wanted) {
     log.warn(
       `PARTNER_ORDERS_LOG=${JSON.stringify(envLevel.slice(0, 40))} is not one of ${Object.keys(rank).join(", ")}; ignored, "warn" applies.`,
     );

@@ -210,7 +210,8 @@ export function env(name: string): string | undefined {
   return value === "" ? undefined : value;
 }
 
-const loopbackHosts = new Set(["localhost", "[::1]", "::1"]);
+// URL keeps an IPv6 host in brackets ("http://[::1]" has the hostname "[::1]"), never bare.
+const loopbackHosts = new Set(["localhost", "[::1]"]);
 
 function isLoopback(hostname: string): boolean {
   // A URL host ending in four numeric labels is an IPv4 address (or refused by URL): no "^" needed.

@@ -4,8 +4,17 @@
  */
 declare const __PARTNER_ORDERS_VERSION__: string | undefined;
 
-export const sdkVersion: string =
-  typeof __PARTNER_ORDERS_VERSION__ === "string" ? __PARTNER_ORDERS_VERSION__ : "0.0.0-dev";
+/** What `read` gives (the built-in version), or "0.0.0-dev" when there is none to read. */
+export function builtVersion(read: () => string | undefined): string {
+  try {
+    return read() ?? "0.0.0-dev";
+  } catch {
+    // Source run without a `define`: the constant does not exist at all (a ReferenceError).
+    return "0.0.0-dev";
+  }
+}
+
+export const sdkVersion: string = builtVersion(() => __PARTNER_ORDERS_VERSION__);
 
 /** The globals a runtime is recognised by; a parameter so tests can play any runtime. */
 export interface RuntimeGlobals {

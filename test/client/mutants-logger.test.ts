@@ -41,6 +41,16 @@ describe("log levels", () => {
     expect(written("loud" as LogLevel)).toEqual(["warn", "error"]);
   });
 
+  it.each(["constructor", "toString", "__proto__"])(
+    "a level named like a property every object has (%s) behaves as warn too",
+    (level) => {
+      const log = createLog(recorder(), level as LogLevel);
+      expect(log.level).toBe("warn");
+      expect(written(level as LogLevel)).toEqual(["warn", "error"]);
+      expect(levels.filter((name) => log.enabled(name))).toEqual(["warn", "error"]);
+    },
+  );
+
   it("without a logger nothing is enabled", () => {
     const log = createLog(undefined, "debug");
     expect(log.enabled("error")).toBe(false);
@@ -96,6 +106,14 @@ describe("PARTNER_ORDERS_LOG", () => {
         `[partner-orders] PARTNER_ORDERS_LOG=${JSON.stringify(value.slice(0, 40))} is not one of debug, info, warn, error, off; ignored, "warn" applies.`,
       ],
     ]);
+  });
+
+  it("a value named like a property every object has is unknown: warned about, warn applies", () => {
+    const logger = recorder();
+    const log = resolveLog(logger, undefined, "constructor");
+    expect(log.level).toBe("warn");
+    expect(log.enabled("info")).toBe(false);
+    expect(logger.calls).toHaveLength(1);
   });
 
   it("a known value writes no warning", () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { PartnerOrdersError } from "../../src/core/errors";
 import {
   type ClientOptions,
@@ -39,6 +39,20 @@ describe("baseUrl", () => {
     expect(env("PARTNER_ORDERS_CLIENT_ID")).toBeUndefined();
     process.env.PARTNER_ORDERS_CLIENT_ID = "from-env";
     expect(env("PARTNER_ORDERS_CLIENT_ID")).toBe("from-env");
+  });
+
+  it("a runtime whose process has no env, or no process at all, reads no variable and still resolves", () => {
+    // Bundlers for edge runtimes may leave a bare `process` shim; the SDK must not throw on it.
+    for (const shim of [{ versions: {} }, undefined]) {
+      vi.stubGlobal("process", shim);
+      try {
+        expect(env("PARTNER_ORDERS_CLIENT_ID")).toBeUndefined();
+        expect(resolveOptions({ baseUrl, accessToken: "t" }).clientId).toBeUndefined();
+      } finally {
+        vi.unstubAllGlobals();
+      }
+    }
+    expect(globalThis.process.env).toBeDefined();
   });
 
   it("not a URL is refused as such", () => {
@@ -175,6 +189,16 @@ describe("tuning", () => {
     expect(derived.defaultHeaders).toEqual({ "x-a": "1", "x-b": "2" });
     expect(resolveTuning({}, base).defaultHeaders).toBe(base.defaultHeaders);
     expect(resolveTuning({ timeoutMs: 5 }, base)).toMatchObject({ timeoutMs: 5, maxRetries: 2 });
+  });
+
+  it("a client of its own may size its retry budget freely", () => {
+    const resolved = resolveOptions({
+      ...credential,
+      baseUrl,
+      retry: { budget: { capacity: 10 } },
+    });
+    expect(resolved.retry.budget).toMatchObject({ capacity: 10 });
+    expect(resolved.retryBudget?.tokens).toBe(10);
   });
 
   it("a derived client may turn the shared retry budget off or restate it, not change it", () => {

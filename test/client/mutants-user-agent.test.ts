@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { PartnerOrders } from "../../src/client";
-import { detectRuntime, sdkVersion, userAgent } from "../../src/core/user-agent";
+import { builtVersion, detectRuntime, sdkVersion, userAgent } from "../../src/core/user-agent";
 
 describe("runtime named in the User-Agent", () => {
   it("a Bun or Deno global without a version string is not taken for that runtime", () => {
@@ -19,6 +19,15 @@ describe("runtime named in the User-Agent", () => {
   it("the package version is the one built in", () => {
     expect(sdkVersion).not.toBe("0.0.0-dev");
     expect(sdkVersion).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it("source run without the built-in version (tsx) says 0.0.0-dev instead of failing", () => {
+    expect(builtVersion(() => "1.4.0")).toBe("1.4.0");
+    expect(builtVersion(() => undefined)).toBe("0.0.0-dev");
+    const notDefined = () => {
+      throw new ReferenceError("__PARTNER_ORDERS_VERSION__ is not defined");
+    };
+    expect(builtVersion(notDefined)).toBe("0.0.0-dev");
   });
 });
 

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -12,7 +12,7 @@ export interface Issued {
   key: string;
 }
 
-export type ClientKind = "rsa2048" | "ec256" | "rsa1024" | "ec521";
+export type ClientKind = "rsa2048" | "ec256" | "rsa1024" | "ec521" | "dsa2048";
 
 export class Pki {
   readonly dir = mkdtempSync(join(tmpdir(), "partner-orders-pki-"));
@@ -119,9 +119,18 @@ export class Pki {
     name: string,
     kind: ClientKind,
     subject: string,
-    options: { ext?: string[]; digest?: string; days?: number; issuer?: string } = {},
+    options: {
+      ext?: string[];
+      digest?: string;
+      days?: number;
+      issuer?: string;
+      /** Signing options (`-sigopt`), such as `rsa_padding_mode:pss`. */
+      sigopt?: string[];
+      /** Reuse the key issued earlier under this name instead of making one. */
+      keyOf?: string;
+    } = {},
   ): Issued {
-    const key = this.#key(name, kind);
+    const key = options.keyOf ? this.#reuseKey(options.keyOf, name) : this.#key(name, kind);
     const csr = join(this.dir, `${name}.csr`);
     this.#openssl(["req", "-new", "-key", key, "-subj", subject, "-out", csr]);
     const ext = join(this.dir, `${name}.ext`);
@@ -141,6 +150,7 @@ export class Pki {
       "-days",
       String(options.days ?? 2),
       `-${options.digest ?? "sha256"}`,
+      ...(options.sigopt ?? []).flatMap((o) => ["-sigopt", o]),
       "-extfile",
       ext,
       "-out",
@@ -179,6 +189,13 @@ export class Pki {
     return { cert: readFileSync(out, "utf8"), key: readFileSync(key, "utf8") };
   }
 
+  /** `from`'s key, filed under `name` too (so certificates issued by `name` can be signed). */
+  #reuseKey(from: string, name: string): string {
+    const file = join(this.dir, `${name}.key`);
+    copyFileSync(join(this.dir, `${from}.key`), file);
+    return file;
+  }
+
   #key(name: string, kind: ClientKind): string {
     const file = join(this.dir, `${name}.key`);
     const args: Record<ClientKind, string[]> = {
@@ -186,7 +203,20 @@ export class Pki {
       rsa1024: ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"],
       ec256: ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"],
       ec521: ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-521"],
+      dsa2048: ["-paramfile", join(this.dir, "dsa-params.pem")],
     };
+    if (kind === "dsa2048") {
+      this.#openssl([
+        "genpkey",
+        "-genparam",
+        "-algorithm",
+        "DSA",
+        "-pkeyopt",
+        "pbits:2048",
+        "-out",
+        "dsa-params.pem",
+      ]);
+    }
     this.#openssl(["genpkey", ...args[kind], "-out", file]);
     return file;
   }
