@@ -126,12 +126,12 @@ export function checkPositiveInteger(
   if (!isPositiveSafeInteger(value)) report(path, positiveIntegerProblem(value));
 }
 
-/** An optional or required string of at most `max` characters. */
+/** A string of at most `max` characters; optional unless `required`. */
 export function checkString(
   value: unknown,
   path: string,
   report: Report,
-  options: { max: number; required: boolean },
+  options: { max: number; required?: boolean },
 ): void {
   if (value === undefined) {
     if (options.required) report(path, `is required: a string of up to ${options.max} characters`);
