@@ -42,7 +42,8 @@ export function isPositiveSafeInteger(value: unknown): value is number {
  * is refused before sending, and the message says that it is the size, not the kind, of number.
  */
 export function positiveIntegerProblem(value: unknown): string {
-  if (typeof value === "number" && Number.isInteger(value) && value > 0) {
+  // Number.isInteger is false for anything but a number, so the comparison reads a number.
+  if (Number.isInteger(value) && (value as number) > 0) {
     return `is above ${Number.MAX_SAFE_INTEGER} (2^53 - 1), past which a JavaScript number is not exact, so it cannot be sent unchanged; got ${value}`;
   }
   return `must be a positive integer, got ${describe(value)}`;
@@ -97,17 +98,14 @@ export function describe(value: unknown): string {
   switch (typeof value) {
     case "number":
       return String(value);
-    case "string":
-      return "a string";
     case "boolean":
       return `a boolean (${value})`;
     case "undefined":
       return "nothing";
-    case "bigint":
-      return "a bigint";
     case "object":
       return isPlainObject(value) ? "an object" : "a non-plain object";
     default:
+      // "a string", "a bigint", "a symbol", "a function".
       return `a ${typeof value}`;
   }
 }
