@@ -32,10 +32,10 @@ export function headerViolations(headers: unknown, path: string): Violation[] {
 function isValidHeader(name: string, value: string): boolean {
   try {
     new Headers([[name, value]]);
-    return true;
   } catch {
     return false;
   }
+  return true;
 }
 
 /** `defaultHeaders` checked, with lower-case names; throws {@link RequestValidationError}. */

@@ -124,7 +124,8 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
 
   async #fetch(cursor: string | undefined): Promise<PageData<T>> {
     const page = await this.fetchPage(cursor);
-    if (cursor !== undefined && page.nextCursor === cursor) throw repeatedCursor();
+    // A first page (cursor undefined) never matches: nextCursor is a string or null.
+    if (page.nextCursor === cursor) throw repeatedCursor();
     return page;
   }
 
@@ -134,18 +135,23 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
    * (A -> B -> A), whether the walk is `.pages()` or a chain of `getNextPage()` calls; asking the
    * same page twice for its next one (a retry) is not a cycle.
    */
-  #trail(): Map<string, number> {
-    return new Map(this.startCursor === undefined ? [] : [[this.startCursor, 0]]);
+  #trail(): Map<string | undefined, number> {
+    // A listing started without a cursor is keyed by undefined, which no cursor followed equals.
+    return new Map([[this.startCursor, 0]]);
   }
 
-  #follow(cursor: string, trail: Map<string, number>, depth: number): Promise<PageData<T>> {
-    const reached = trail.get(cursor);
-    if (reached !== undefined && reached <= depth) throw repeatedCursor();
+  #follow(
+    cursor: string,
+    trail: Map<string | undefined, number>,
+    depth: number,
+  ): Promise<PageData<T>> {
+    // Stryker disable next-line EqualityOperator: equivalent, a page whose next cursor is the one that fetched it is refused on arrival (#fetch), so no cursor is found at exactly this depth
+    if ((trail.get(cursor) ?? Number.POSITIVE_INFINITY) <= depth) throw repeatedCursor();
     trail.set(cursor, depth + 1);
     return this.#fetch(cursor);
   }
 
-  #toPage(page: PageData<T>, trail: Map<string, number>, depth: number): Page<T> {
+  #toPage(page: PageData<T>, trail: Map<string | undefined, number>, depth: number): Page<T> {
     const { data, nextCursor } = page;
     return {
       data,

@@ -25,9 +25,9 @@ export {
 
 /**
  * Throws a {@link RequestValidationError} carrying every violation when there is any; `what` names
- * the request in the message ("order request", "orderNumber").
+ * the request in the message ("order request", "orderNumber"), so every caller gives it.
  */
-export function assertValid(violations: readonly Violation[], what = "request"): void {
+export function assertValid(violations: readonly Violation[], what: string): void {
   if (violations.length > 0) throw new RequestValidationError(violations, what);
 }
 

@@ -19,6 +19,13 @@ describe("secrets blanked out of server text", () => {
     expect(secrets.redact("abcd xyz")).toBe("[redacted] xyz");
   });
 
+  it("an access token shorter than four characters is not searched for either", () => {
+    const secrets = new SecretSet();
+    secrets.addToken("abc");
+    secrets.addToken("abcd");
+    expect(secrets.redact("abc abcd")).toBe("abc [redacted]");
+  });
+
   it("a secret is redacted as is, URL-encoded and form-encoded", () => {
     const secrets = new SecretSet(["my secret/1"]);
     expect(secrets.redact("a=my secret/1 b=my%20secret%2F1 c=my+secret%2F1")).toBe(

@@ -199,3 +199,73 @@ describe("assertValid", () => {
     expect((thrown as Error).message).toContain("limit");
   });
 });
+
+describe("what a refused argument says", () => {
+  it("an order number that is not canonical digits says what is accepted", () => {
+    expect(checkOrderNumber("012")).toEqual([
+      { path: "orderNumber", message: "must be a positive integer, or a string of its digits" },
+    ]);
+  });
+
+  it("an order number of digits past 2^53 - 1 says that the SDK cannot carry it exactly", () => {
+    expect(checkOrderNumber("9007199254740992")).toEqual([
+      {
+        path: "orderNumber",
+        message: "is above 9007199254740991 (2^53 - 1), which the SDK does not carry exactly",
+      },
+    ]);
+  });
+
+  it("a productId says the documented format", () => {
+    expect(checkProductId("SLX_1")).toEqual([
+      { path: "productId", message: "must be SLO_ or SLS_ followed by 1 to 18 digits" },
+    ]);
+  });
+
+  it("a submissionId says it must be a UUID", () => {
+    expect(checkSubmissionId("not-a-uuid")).toEqual([
+      { path: "submissionId", message: "must be a UUID (8-4-4-4-12 hexadecimal digits)" },
+    ]);
+  });
+
+  it("a cursor says what was given instead of a non-empty string, without echoing it", () => {
+    expect(checkCursor("")).toEqual([
+      { path: "cursor", message: "must be a non-empty string, got a string" },
+    ]);
+    expect(checkCursor(12)).toEqual([
+      { path: "cursor", message: "must be a non-empty string, got 12" },
+    ]);
+  });
+
+  it("a limit below 1 says it must be a positive integer", () => {
+    expect(checkLimit(0)).toEqual([
+      { path: "limit", message: "must be a positive integer, got 0" },
+    ]);
+  });
+
+  it("without a maximum, any positive safe limit is left to the service to cap", () => {
+    expect(checkLimit(Number.MAX_SAFE_INTEGER)).toEqual([]);
+  });
+});
+
+describe("values that only read like a valid id are refused", () => {
+  // An array or an object with its own toString turns into the id's text when put in a URL: the
+  // value itself must be a string, or a caller's bug would address a real resource.
+  const disguised = (text: string) => [[text], { toString: () => text }];
+
+  it.each(disguised("SLO_1"))("productId %j", (value) => {
+    expect(checkProductId(value)).toEqual([
+      { path: "productId", message: "must be SLO_ or SLS_ followed by 1 to 18 digits" },
+    ]);
+  });
+
+  it.each(disguised("123e4567-e89b-12d3-a456-426614174000"))("submissionId %j", (value) => {
+    expect(checkSubmissionId(value)).toEqual([
+      { path: "submissionId", message: "must be a UUID (8-4-4-4-12 hexadecimal digits)" },
+    ]);
+  });
+
+  it.each(disguised("12"))("orderNumber %j", (value) => {
+    expect(checkOrderNumber(value)).toHaveLength(1);
+  });
+});

@@ -61,14 +61,16 @@ const SHIP_TO_MAX: Readonly<Record<string, number>> = {
   email: 254,
 };
 const SHIP_TO_FIELDS: ReadonlySet<string> = new Set([...Object.keys(SHIP_TO_MAX), "country"]);
-/** "Present in the minimal shape" (API document, ShipTo): the fields every address must carry. */
+/**
+ * "Present in the minimal shape" (API document, ShipTo): the fields every address must carry,
+ * besides `country`, which checkCountry requires.
+ */
 const SHIP_TO_REQUIRED: ReadonlySet<string> = new Set([
   "name",
   "address1",
   "city",
   "state",
   "postalCode",
-  "country",
 ]);
 
 /** Keys the service refuses in templateVariables; they would reach prototypes if merged. */
@@ -110,7 +112,7 @@ function checkOrder(request: unknown, report: Report): void {
   checkPrintableId(sent(request, "partnerOrderId"), "partnerOrderId", report);
 
   const shipTo = sent(request, "shipTo");
-  if (shipTo !== undefined) checkShipTo(shipTo, "shipTo", "order", report);
+  if (shipTo !== undefined) checkShipTo(shipTo, "shipTo", false, report);
 
   const lines = sent(request, "lines");
   if (lines === undefined) {
@@ -148,18 +150,15 @@ function checkLine(line: unknown, path: string, report: Report): void {
   // for a Product's variantId to be sent back exactly as received, null (POD) included.
   const variantId = sent(line, "variantId");
   if (variantId !== null) checkPositiveInteger(variantId, `${path}.variantId`, report, false);
-  checkString(sent(line, "sku"), `${path}.sku`, report, { max: 100, required: false });
-  checkString(sent(line, "jobName"), `${path}.jobName`, report, { max: 200, required: false });
-  checkString(sent(line, "artworkUrl"), `${path}.artworkUrl`, report, {
-    max: 2000,
-    required: false,
-  });
+  checkString(sent(line, "sku"), `${path}.sku`, report, { max: 100 });
+  checkString(sent(line, "jobName"), `${path}.jobName`, report, { max: 200 });
+  checkString(sent(line, "artworkUrl"), `${path}.artworkUrl`, report, { max: 2000 });
   const variables = sent(line, "templateVariables");
   if (variables !== undefined) {
     checkTemplateVariables(variables, `${path}.templateVariables`, report);
   }
   const shipTo = sent(line, "shipTo");
-  if (shipTo !== undefined) checkShipTo(shipTo, `${path}.shipTo`, "line", report);
+  if (shipTo !== undefined) checkShipTo(shipTo, `${path}.shipTo`, true, report);
 }
 
 function checkKeys(
@@ -198,7 +197,7 @@ function checkTemplateVariables(value: unknown, path: string, report: Report): v
       report(keyPath, `key "${key}" is refused: __proto__, constructor and prototype are reserved`);
     }
     if (longerThan(key, 100)) report(keyPath, "key must be at most 100 characters");
-    checkString(value[key], keyPath, report, { max: 2000, required: false });
+    checkString(value[key], keyPath, report, { max: 2000 });
   }
 }
 
@@ -206,7 +205,7 @@ function checkTemplateVariables(value: unknown, path: string, report: Report): v
  * A ShipTo (API document, ShipTo): the minimal shape's fields present, every field within its
  * length, country two letters, and `email` only on the order-level address.
  */
-function checkShipTo(value: unknown, path: string, level: "order" | "line", report: Report): void {
+function checkShipTo(value: unknown, path: string, onLine: boolean, report: Report): void {
   if (!isPlainObject(value)) {
     report(path, `must be an object, got ${describe(value)}`);
     return;
@@ -214,7 +213,7 @@ function checkShipTo(value: unknown, path: string, level: "order" | "line", repo
   checkKeys(value, SHIP_TO_FIELDS, path, "a shipTo", report);
   for (const [field, max] of Object.entries(SHIP_TO_MAX)) {
     const fieldValue = sent(value, field);
-    if (field === "email" && level === "line" && fieldValue !== undefined) {
+    if (field === "email" && onLine && fieldValue !== undefined) {
       report(`${path}.email`, "is accepted only on the order-level shipTo, never on a line");
       continue;
     }

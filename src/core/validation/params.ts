@@ -73,10 +73,13 @@ export function checkQuantity(value: unknown, path = "quantity"): Violation[] {
  * A page size: a positive integer. Most lists cap a large limit, but the submissions list rejects
  * one above 100 (API document, Limits); pass `max` for lists that reject rather than cap.
  */
-export function checkLimit(value: unknown, path = "limit", max?: number): Violation[] {
+export function checkLimit(
+  value: unknown,
+  path = "limit",
+  max = Number.POSITIVE_INFINITY,
+): Violation[] {
   if (!isPositiveSafeInteger(value)) return positiveInteger(value, path);
-  if (max !== undefined && value > max)
-    return violation(path, `must be at most ${max}, got ${value}`);
+  if (value > max) return violation(path, `must be at most ${max}, got ${value}`);
   return [];
 }
 

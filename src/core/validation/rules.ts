@@ -24,16 +24,15 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
   const prototype: unknown = Object.getPrototypeOf(value);
-  const plain =
-    prototype === null ||
-    prototype === Object.prototype ||
-    Object.getPrototypeOf(prototype) === null;
+  // Object.prototype of any realm is itself an object whose prototype is null.
+  const plain = prototype === null || Object.getPrototypeOf(prototype) === null;
   return plain && !(Symbol.toStringTag in value) && !(Symbol.iterator in value);
 }
 
 /** Integers above 2^53 - 1 cannot be sent exactly, so "positive integer" means a safe one here. */
 export function isPositiveSafeInteger(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value > 0;
+  // Number.isSafeInteger is false for anything but a number, so the comparison reads a number.
+  return Number.isSafeInteger(value) && (value as number) > 0;
 }
 
 /**
@@ -43,7 +42,8 @@ export function isPositiveSafeInteger(value: unknown): value is number {
  * is refused before sending, and the message says that it is the size, not the kind, of number.
  */
 export function positiveIntegerProblem(value: unknown): string {
-  if (typeof value === "number" && Number.isInteger(value) && value > 0) {
+  // Number.isInteger is false for anything but a number, so the comparison reads a number.
+  if (Number.isInteger(value) && (value as number) > 0) {
     return `is above ${Number.MAX_SAFE_INTEGER} (2^53 - 1), past which a JavaScript number is not exact, so it cannot be sent unchanged; got ${value}`;
   }
   return `must be a positive integer, got ${describe(value)}`;
@@ -75,9 +75,7 @@ export function childPath(parent: string, key: string): string {
  * accepts, and an emoji counts as one character as a person would count it.
  */
 export function longerThan(text: string, max: number): boolean {
-  // A code point is one or two UTF-16 units, so both bounds below are exact without counting.
-  if (text.length <= max) return false;
-  if (text.length > 2 * max) return true;
+  // Counting stops at max + 1, so a 5 MB value costs no more than one at the limit.
   let count = 0;
   for (const _ of text) {
     count++;
@@ -100,17 +98,14 @@ export function describe(value: unknown): string {
   switch (typeof value) {
     case "number":
       return String(value);
-    case "string":
-      return "a string";
     case "boolean":
       return `a boolean (${value})`;
     case "undefined":
       return "nothing";
-    case "bigint":
-      return "a bigint";
     case "object":
       return isPlainObject(value) ? "an object" : "a non-plain object";
     default:
+      // "a string", "a bigint", "a symbol", "a function".
       return `a ${typeof value}`;
   }
 }
@@ -129,12 +124,12 @@ export function checkPositiveInteger(
   if (!isPositiveSafeInteger(value)) report(path, positiveIntegerProblem(value));
 }
 
-/** An optional or required string of at most `max` characters. */
+/** A string of at most `max` characters; optional unless `required`. */
 export function checkString(
   value: unknown,
   path: string,
   report: Report,
-  options: { max: number; required: boolean },
+  options: { max: number; required?: boolean },
 ): void {
   if (value === undefined) {
     if (options.required) report(path, `is required: a string of up to ${options.max} characters`);
