@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { APIUserAbortError } from "../../src/core/errors";
-import { type Channel, send } from "../../src/core/send";
+import { type Channel, send, untilAborted } from "../../src/core/send";
 import { FakeClock } from "../support/fake-clock";
 import { hang, type Recorded } from "../support/fake-server";
 
@@ -75,5 +75,60 @@ describe("on a runtime without AbortSignal.any (Node 20.0 to 20.2)", () => {
       );
     }
     expect(shared.listeners()).toBe(0);
+  });
+});
+
+describe("one HTTP attempt", () => {
+  const ping = (channel: Channel, signal?: AbortSignal) =>
+    send(
+      {
+        channel,
+        clock: new FakeClock(),
+        timeoutMs: 30_000,
+        signal,
+        method: "GET",
+        path: () => "/v1/ping",
+      },
+      (s, fetch) =>
+        fetch(new Request("https://api.test/v1/ping", { signal: s, redirect: "manual" })),
+    );
+
+  it("with a signal already aborted, nothing is sent", async () => {
+    let sent = 0;
+    const controller = new AbortController();
+    controller.abort();
+    const channel: Channel = {
+      agent: undefined,
+      fetch: async () => {
+        sent++;
+        return new Response("ok");
+      },
+    };
+    await expect(ping(channel, controller.signal)).rejects.toBeInstanceOf(APIUserAbortError);
+    expect(sent).toBe(0);
+  });
+
+  it("the caller's abort while waiting for the answer is an APIUserAbortError", async () => {
+    const controller = new AbortController();
+    const attempt = ping(hanging(), controller.signal);
+    controller.abort();
+    await expect(attempt).rejects.toBeInstanceOf(APIUserAbortError);
+  });
+
+  it("a 300 answer is a redirect too, and is not followed", async () => {
+    const channel: Channel = {
+      agent: undefined,
+      fetch: async () => new Response(null, { status: 300, headers: { location: "/elsewhere" } }),
+    };
+    await expect(ping(channel)).rejects.toThrow(
+      "GET /v1/ping answered with a redirect (300), which is not followed.",
+    );
+  });
+
+  it("waiting on a shared promise with a signal already aborted rejects at once with its reason", async () => {
+    const controller = new AbortController();
+    const reason = new Error("gone");
+    controller.abort(reason);
+    await expect(untilAborted(new Promise(() => {}), controller.signal)).rejects.toBe(reason);
   });
 });
