@@ -303,4 +303,32 @@ describe("the retry loop", () => {
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(attempts).toBe(1);
   });
+
+  it("a 401 retry with a fresh credential goes at once, with no sleep", async () => {
+    const clock = new FakeClock();
+    let attempts = 0;
+    const value = await withRetries(
+      async () => {
+        if (++attempts === 1) throw new AuthenticationError(init(401));
+        return "ok";
+      },
+      { maxRetries: 2, clock, onUnauthorized: () => true },
+    );
+    expect(value).toBe("ok");
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it("a 401 with no way to get a fresh credential is thrown at once", async () => {
+    const clock = new FakeClock();
+    let attempts = 0;
+    const error = await withRetries(
+      async () => {
+        attempts++;
+        throw new AuthenticationError(init(401));
+      },
+      { maxRetries: 2, clock },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(attempts).toBe(1);
+  });
 });
