@@ -5,11 +5,14 @@ import { AuthenticationError, errorFromResponse } from "./errors";
 import type { Log } from "./logger";
 import type { ResolvedOptions } from "./options";
 import { SecretSet } from "./redact";
-import { type Channel, send, untilAborted } from "./send";
+import { type Channel, send } from "./send";
 
 /** Where a call's bearer token comes from. */
 export interface TokenSource {
-  /** A token to send now. */
+  /**
+   * A token to send now. Each caller bounds its wait with its own `signal` (`untilAborted`): the
+   * token request itself is shared and tied to no caller.
+   */
   get(signal?: AbortSignal): Promise<string>;
   /** The service refused `token` (401): forget it. True when a retry can bring a different token. */
   invalidate(token: string): boolean;
@@ -42,14 +45,19 @@ export class ClientCredentialsTokenSource implements TokenSource {
   #inflight: Promise<CachedToken> | undefined;
   #cacheKey: Promise<string> | undefined;
   readonly #secrets: SecretSet;
+  readonly #clientId: string;
+  readonly #clientSecret: string;
 
   constructor(
     private readonly options: ResolvedOptions,
     private readonly channel: Channel,
     private readonly clock: Clock,
-    private readonly log?: Log,
+    private readonly log: Log,
   ) {
+    // Stryker disable next-line StringLiteral: equivalent, the client makes this source only when options.ts found both set
     const { clientId = "", clientSecret = "" } = options;
+    this.#clientId = clientId;
+    this.#clientSecret = clientSecret;
     this.#secrets = new SecretSet([
       clientSecret,
       // The Basic credential, as sent (RFC 6749 2.3.1) and as a careless server might rebuild it.
@@ -62,18 +70,18 @@ export class ClientCredentialsTokenSource implements TokenSource {
     return this.#secrets.redact(text);
   }
 
-  async get(signal?: AbortSignal): Promise<string> {
+  async get(): Promise<string> {
     const now = this.clock.monotonic();
     const cached = this.#cached;
     if (cached && now < cached.refreshAt) return cached.value;
     if (cached && now < cached.expiresAt) {
       try {
-        return (await this.#mint(signal)).value;
+        return (await this.#mint()).value;
       } catch {
         return cached.value;
       }
     }
-    return (await this.#mint(signal)).value;
+    return (await this.#mint()).value;
   }
 
   invalidate(token: string): boolean {
@@ -81,13 +89,13 @@ export class ClientCredentialsTokenSource implements TokenSource {
     return true;
   }
 
-  #mint(signal?: AbortSignal): Promise<CachedToken> {
-    // The token request is not tied to one caller's signal: others may be waiting on it too.
+  #mint(): Promise<CachedToken> {
+    // The token request is not tied to one caller's signal: others may be waiting on it too (each
+    // caller stops waiting on its own abort: TokenSource.get).
     this.#inflight ??= this.#request().finally(() => {
       this.#inflight = undefined;
     });
-    if (!signal) return this.#inflight;
-    return untilAborted(this.#inflight, signal);
+    return this.#inflight;
   }
 
   async #request(): Promise<CachedToken> {
@@ -100,8 +108,8 @@ export class ClientCredentialsTokenSource implements TokenSource {
 
   /** The fleet's token from `tokenCache`, minted here only when no other process has one. */
   async #shared(cache: NonNullable<ResolvedOptions["tokenCache"]>): Promise<SharedToken> {
-    const { baseUrl, clientId = "", scopes } = this.options;
-    this.#cacheKey ??= tokenCacheKey(baseUrl.href, clientId, scopes);
+    const { baseUrl, scopes } = this.options;
+    this.#cacheKey ??= tokenCacheKey(baseUrl.href, this.#clientId, scopes);
     return obtainSharedToken({
       cache,
       key: await this.#cacheKey,
@@ -109,7 +117,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
       sleep: (ms, signal) => this.clock.sleep(ms, signal),
       // The error's name only: a Redis client's message can carry its URL and password.
       onCacheError: (error) =>
-        this.log?.warn("token cache unavailable; this process mints its own token", {
+        this.log.warn("token cache unavailable; this process mints its own token", {
           error: error instanceof Error ? error.name : typeof error,
         }),
       mint: async () => this.#shareable(await this.#requestHere()),
@@ -136,7 +144,9 @@ export class ClientCredentialsTokenSource implements TokenSource {
   }
 
   async #requestHere(): Promise<CachedToken> {
-    const { clientId = "", clientSecret = "", scopes, tokenEndpointAuth, baseUrl } = this.options;
+    const { scopes, tokenEndpointAuth, baseUrl } = this.options;
+    const clientId = this.#clientId;
+    const clientSecret = this.#clientSecret;
     const form = new URLSearchParams({ grant_type: "client_credentials" });
     if (scopes.length) form.set("scope", scopes.join(" "));
     const headers = new Headers({
@@ -175,14 +185,15 @@ export class ClientCredentialsTokenSource implements TokenSource {
             signal,
           }),
         );
+        // Stryker disable next-line StringLiteral,ArrowFunction: equivalent, an unreadable body is no JSON whatever stands for it
         return { response, text: await response.text().catch(() => "") };
       },
     );
     if (!response.ok) throw tokenError(response, text, this.clock.now(), (t) => this.redact(t));
-    let body: { access_token?: unknown; expires_in?: unknown } = {};
+    // Any JSON: a primitive (a string, a number) has no access_token either.
+    let body: { access_token?: unknown; expires_in?: unknown } | null = null;
     try {
-      const parsed: unknown = JSON.parse(text);
-      if (typeof parsed === "object" && parsed !== null) body = parsed;
+      body = JSON.parse(text);
     } catch {
       // Not JSON: no access_token, refused below.
     }
@@ -194,16 +205,16 @@ export class ClientCredentialsTokenSource implements TokenSource {
         headers: response.headers,
         message: `POST ${tokenPath} answered ${response.status} ${what}.`,
       });
-    if (typeof body.access_token !== "string" || !body.access_token) {
-      throw refuse("without an access_token");
-    }
+    const accessToken = body?.access_token;
+    if (typeof accessToken !== "string" || !accessToken) throw refuse("without an access_token");
     // `expires_in` is optional (RFC 6749 5.1): absent means the one-hour default. Present, it must
     // be a positive number of seconds; anything else would make the renewal time meaningless and
-    // mint a token per call, so the answer is refused. A lifetime beyond a day is read as a day.
-    const expiresIn = body.expires_in;
+    // mint a token per call, so the answer is refused. A lifetime beyond a day is read as a day;
+    // an infinite one (1e999 in the JSON) is refused. JSON has no NaN.
+    const expiresIn = body?.expires_in;
     if (
       expiresIn !== undefined &&
-      (typeof expiresIn !== "number" || !Number.isFinite(expiresIn) || expiresIn <= 0)
+      (typeof expiresIn !== "number" || expiresIn <= 0 || expiresIn === Number.POSITIVE_INFINITY)
     ) {
       throw refuse("with an expires_in that is not a positive number of seconds");
     }
@@ -214,7 +225,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
     let margin = Math.max(60_000, lifetimeMs * 0.1);
     if (margin >= lifetimeMs) margin = lifetimeMs / 2;
     return {
-      value: body.access_token,
+      value: accessToken,
       expiresAt: started + lifetimeMs,
       refreshAt: started + lifetimeMs - margin,
     };
@@ -228,22 +239,24 @@ function tokenError(
   nowMs: number,
   redact: (text: string) => string,
 ) {
-  let body: unknown = text;
+  let parsed: Record<string, unknown> | null = null;
   try {
-    const parsed = JSON.parse(text) as Record<string, unknown>;
-    body = parsed;
-    if (typeof parsed?.error === "string" && typeof parsed.code !== "string") {
-      body = {
-        type: "about:blank",
-        title: parsed.error,
-        status: response.status,
-        code: parsed.error,
-        detail: typeof parsed.error_description === "string" ? parsed.error_description : "",
-      };
-    }
+    parsed = JSON.parse(text);
   } catch {
-    // Not JSON: the factory handles any body.
+    // Not JSON: the factory reads the text as it reads any body.
   }
+  // The factory reads the text itself; an RFC 6749 answer is rebuilt as a problem document (a
+  // non-string error_description becomes an empty detail there, as any problem's would).
+  const body =
+    typeof parsed?.error === "string" && typeof parsed.code !== "string"
+      ? {
+          type: "about:blank",
+          title: parsed.error,
+          status: response.status,
+          code: parsed.error,
+          detail: parsed.error_description,
+        }
+      : text;
   return errorFromResponse("POST", tokenPath, response, body, nowMs, redact);
 }
 

