@@ -1,0 +1,314 @@
+// @ts-nocheck
+import { type APIPromise, mapResult } from "./core/api-promise";
+import { ClientCredentialsTokenSource, ProvidedTokenSource, type TokenSource } from "./core/auth";
+import { PartnerOrdersError, RequestValidationError } from "./core/errors";
+import { type ClientLog, createLog, type Log, resolveLog } from "./core/logger";
+import type { McpClient } from "./core/mcp-client";
+import type {
+  Order,
+  OrderItem,
+  OrderRequest,
+  Principal,
+  Shipment,
+  Submission,
+} from "./core/models";
+import { type MtlsCertificateInfo, MtlsConnection } from "./core/mtls";
+import {
+  type ClientOptions,
+  type ClientOverrides,
+  checkOverrides,
+  env,
+  type MtlsOptions,
+  type RequestOptions,
+  type ResolvedOptions,
+  resolveOptions,
+  resolveTuning,
+} from "./core/options";
+import { SubmissionWaiter, type WaitOptions } from "./core/polling";
+import type { Channel } from "./core/send";
+import { operation, Transport } from "./core/transport";
+import { userAgent } from "./core/user-agent";
+import { type Clock, systemClock } from "./internal/clock";
+import { collect } from "./internal/collect";
+import { attachMcpAccess } from "./internal/mcp-access";
+import { createMcpFetch } from "./internal/mcp-fetch";
+import { Orders, submitOperation } from "./resources/orders";
+import { Products } from "./resources/products";
+import { Sites } from "./resources/sites";
+import { getSubmission, Submissions } from "./resources/submissions";
+import {
+  isKnownWebhookEvent,
+  isTestEvent,
+  type OrderLineCancelledEvent,
+  type OrderStatusChangedEvent,
+  type ShipmentCancelledEvent,
+  type ShipmentShippedEvent,
+  type WebhookEvent,
+} from "./webhooks/events";
+
+/**
+ * The Partner Order Service client.
+ *
+ * @example
+ * const client = new PartnerOrders({ baseUrl, clientId, clientSecret, scopes: ["orders:read"] });
+ * for await (const order of client.orders.list({ siteId: 12 })) console.log(order.totals.order);
+ */
+export class PartnerOrders {
+  /** Orders, their items and shipments; submitting an order. */
+  readonly orders: Orders;
+  /** Submissions this partner created; waiting for one to finish. */
+  readonly submissions: Submissions;
+  /** The orderable catalog and price quotes. */
+  readonly products: Products;
+  /** The granted sites. */
+  readonly sites: Sites;
+
+  readonly #options: ResolvedOptions;
+  readonly #transport: Transport;
+  readonly #clock: Clock;
+  readonly #log: ClientLog;
+  readonly #connection: Connection;
+  /** The one waiter behind `submitOrderAndWait` and `submissions.wait`. */
+  readonly #waiter: SubmissionWaiter;
+  #mcp: Promise<McpClient> | undefined;
+
+  /**
+   * Checks the options at once (a missing credential or an `http:` URL to a non-loopback host
+   * throws {@link PartnerOrdersError} here), then sends nothing until the first call.
+   */
+  constructor(options: ClientOptions = {}) {
+    const parent = derivingFrom;
+    derivingFrom = undefined;
+    if (parent) {
+      // withOptions(): the parent's connection, credential and token cache, some options changed.
+      this.#options = { ...parent.#options, ...resolveTuning(options, parent.#options) };
+      this.#clock = parent.#clock;
+      this.#log =
+        options.logger === undefined && options.logLevel === undefined
+          ? parent.#log
+          : createLog(options.logger ?? parent.#log.logger, options.logLevel ?? parent.#log.level);
+      this.#connection = parent.#connection;
+    } else {
+      this.#options = resolveOptions(options);
+      this.#clock = options.clock ?? systemClock;
+      this.#log = resolveLog(options.logger, options.logLevel, env("PARTNER_ORDERS_LOG"));
+      const mtls =
+        this.#options.mtls && new MtlsConnection(this.#options.mtls, this.#clock, this.#log);
+      const fetch = createFetch(options, mtls);
+      const tokens = createTokenSource(this.#options, fetch, this.#clock, this.#log);
+      this.#connection = { mtls, fetch, tokens };
+    }
+    const { fetch: fetchFn, tokens } = this.#connection;
+    this.#transport = new Transport({
+      baseUrl: this.#options.baseUrl,
+      fetch: fetchFn,
+      tokens,
+      maxRetries: this.#options.maxRetries,
+      retry: this.#options.retry,
+      retryBudget: this.#options.retry.budget ? this.#options.retryBudget : undefined,
+      timeoutMs: this.#options.timeoutMs,
+      clock: this.#clock,
+      log: this.#log,
+      rateLimitGate: this.#options.rateLimitGate,
+      headers: this.#options.defaultHeaders,
+    });
+    this.orders = new Orders(this.#transport, this.#log, this.#clock);
+    this.#waiter = new SubmissionWaiter({
+      transport: this.#transport,
+      clock: this.#clock,
+      baseUrl: this.#options.baseUrl,
+      // Blanks the secrets the client knows out of server text placed in a message (API.md, Safety).
+      redact: tokens ? (text) => tokens.redact(text) : (text) => text,
+      getSubmission,
+    });
+    this.submissions = new Submissions(this.#transport, this.#waiter);
+    this.products = new Products(this.#transport);
+    this.sites = new Sites(this.#transport);
+    // partner-orders/mcp reaches the same fetch and token cache through a symbol, not a public field.
+    attachMcpAccess(
+      this,
+      this.#options.baseUrl,
+      createMcpFetch(fetchFn, tokens, this.#options, this.#clock, this.#log),
+    );
+  }
+
+  /**
+   * A client with some options changed that shares this one's connection: the same `fetch` (or
+   * client certificate), the same credential and the same token cache, so tokens are requested once
+   * for both (one request in flight at a time). Options not given keep this client's values;
+   * `defaultHeaders` given are added to this client's. This client is left as it is.
+   *
+   * @example
+   * const background = client.withOptions({ maxRetries: 5, timeoutMs: 60_000, logLevel: "info" });
+   */
+  withOptions(overrides: ClientOverrides): PartnerOrders {
+    checkOverrides(overrides);
+    derivingFrom = this;
+    try {
+      return new PartnerOrders(overrides);
+    } finally {
+      derivingFrom = undefined;
+    }
+  }
+
+  /**
+   * The MCP endpoint (POST /v1/mcp) as a connected client of the official MCP SDK, authenticated
+   * like this client (same token cache, same retries). Connected on first use and then shared;
+   * `partner-orders/mcp`'s `connectMcp(client)` gives a client of your own. Needs the optional peer
+   * `@modelcontextprotocol/sdk` at run time only: typed as {@link McpClient}, the SDK members the
+   * service's tools use, so compiling against the root never needs the SDK's declarations.
+   *
+   * @example
+   * const mcp = await client.mcp;
+   * const { tools } = await mcp.listTools();
+   */
+  get mcp(): Promise<McpClient> {
+    if (!this.#mcp) {
+      const connecting = import("./mcp/index").then((m) => m.connectMcp(this));
+      // A failed connection is not kept: the next use tries again.
+      connecting.catch(() => {
+        if (this.#mcp === connecting) this.#mcp = undefined;
+      });
+      this.#mcp = connecting;
+    }
+    return this.#mcp;
+  }
+
+  /**
+   * Replaces the mutual-TLS client certificate of a live client, without a restart. The new
+   * certificate is checked first (as `checkMtlsCertificate` does); if it fails, the one in use
+   * stays in use and the returned promise rejects with an `MtlsCertificateError`. Requests already
+   * under way finish on the old certificate. Register the new certificate with the service before
+   * switching (API document, Mutual TLS: both can be live at once).
+   *
+   * @example
+   * await client.setMtlsCertificate({ cert: newCertPem, key: newKeyPem });
+   */
+  setMtlsCertificate(material: MtlsOptions): Promise<MtlsCertificateInfo> {
+    const { mtls } = this.#connection;
+    if (!mtls) {
+      return Promise.reject(
+        new PartnerOrdersError("setMtlsCertificate() needs a client created with { mtls }."),
+      );
+    }
+    return mtls.replace(material);
+  }
+
+  /** The credential's partner, granted sites, auth method and effective scopes. A good first call. */
+  me(options?: RequestOptions): APIPromise<Principal> {
+    return this.#transport.request(operation("getMe", {}), options);
+  }
+
+  /** Liveness of the service; resolves when it answers 2xx, throws otherwise. */
+  ping(options?: RequestOptions): APIPromise<void> {
+    return mapResult(
+      this.#transport.request(operation("ping", {}, { auth: false, decode: false }), options),
+      () => undefined,
+    );
+  }
+
+  /**
+   * Submits an order and waits until it is `completed` or `failed` (returned, not thrown), polling
+   * the `Location` the service gave as often as its `Retry-After` says. A lost connection or a 5xx
+   * on the POST is retried with identical bytes, which the service answers with the original
+   * submission, so one call never creates two orders. `timeoutMs` bounds the whole wait; past it,
+   * {@link SubmissionTimeoutError} carries the last state and the id to resume with
+   * `client.submissions.wait(id)`. `.withResponse()` gives the terminal submission with the HTTP
+   * response it came from.
+   */
+  submitOrderAndWait(request: OrderRequest, options: WaitOptions = {}): APIPromise<Submission> {
+    return this.#waiter.wait(submitOperation(request), options);
+  }
+
+  /**
+   * Re-reads what a webhook event names (API document, Events): the `Order` for
+   * `order.status_changed`, every `Shipment` (all pages) for the shipment events, every `OrderItem`
+   * (all pages) for `order_line.cancelled`; `null` for test events and types this version does not know.
+   */
+  refetch(event: OrderStatusChangedEvent, options?: RequestOptions): Promise<Order>;
+  refetch(
+    event: ShipmentShippedEvent | ShipmentCancelledEvent,
+    options?: RequestOptions,
+  ): Promise<Shipment[]>;
+  refetch(event: OrderLineCancelledEvent, options?: RequestOptions): Promise<OrderItem[]>;
+  refetch(
+    event: WebhookEvent,
+    options?: RequestOptions,
+  ): Promise<Order | Shipment[] | OrderItem[] | null>;
+  async refetch(
+    event: WebhookEvent,
+    options?: RequestOptions,
+  ): Promise<Order | Shipment[] | OrderItem[] | null> {
+    // Called from JavaScript, or with a body that was never verified: a typed error, not a TypeError.
+    const shape = event as unknown as Record<string, unknown> | null | undefined;
+    if (
+      typeof shape !== "object" ||
+      shape === null ||
+      Array.isArray(shape) ||
+      typeof shape.type !== "string" ||
+      typeof shape.eventId !== "string"
+    ) {
+      throw new RequestValidationError(
+        [
+          {
+            path: "",
+            message:
+              "must be a webhook event (from verifyWebhook or parseWebhook), with a string type and eventId",
+          },
+        ],
+        "webhook event",
+      );
+    }
+    if (isTestEvent(event) || !isKnownWebhookEvent(event)) return null;
+    switch (event.type) {
+      case "order.status_changed":
+        return this.orders.get(event.orderNumber, options);
+      case "shipment.shipped":
+      case "shipment.cancelled":
+        return collect(this.orders.shipments(event.orderNumber, {}, options));
+      case "order_line.cancelled":
+        return collect(this.orders.items(event.orderNumber, {}, options));
+    }
+  }
+}
+
+/** What clients made by `withOptions` share with the one they came from. */
+interface Connection {
+  mtls: MtlsConnection | undefined;
+  fetch: Channel;
+  tokens: TokenSource | undefined;
+}
+
+/**
+ * The client `withOptions` is deriving from, handed to the constructor it calls synchronously, so
+ * the public constructor keeps its one argument.
+ */
+let derivingFrom: PartnerOrders | undefined;
+
+/** How this client's requests leave (core/send.ts sends them all: API, token and MCP). */
+function createFetch(options: ClientOptions, mtls: MtlsConnection | undefined): Channel {
+  const custom = options.fetch;
+  const agent = userAgent();
+  if (mtls) {
+    // A custom fetch cannot carry the client certificate; dropping either silently would be worse.
+    if (custom)
+      throw new PartnerOrdersError("mtls and fetch cannot be combined: pass one of them.");
+    return { fetch: mtls.fetch, agent };
+  }
+  // Looked up at call time, so request interceptors installed later (msw, nock) still apply.
+  return {
+    fetch: custom ? (request) => custom(request) : (request) => globalThis.fetch(request),
+    agent,
+  };
+}
+
+function createTokenSource(
+  options: ResolvedOptions,
+  channel: Channel,
+  clock: Clock,
+  log: Log,
+): TokenSource | undefined {
+  if (options.mtls) return undefined;
+  if (options.accessToken !== undefined) return new ProvidedTokenSource(options.accessToken);
+  return new ClientCredentialsTokenSource(options, channel, clock, log);
+}

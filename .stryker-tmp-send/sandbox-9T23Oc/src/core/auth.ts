@@ -1,0 +1,294 @@
+// @ts-nocheck
+import { obtainSharedToken } from "../fleet/shared-token";
+import { type SharedToken, tokenCacheKey } from "../fleet/token-cache";
+import type { Clock } from "../internal/clock";
+import { AuthenticationError, errorFromResponse } from "./errors";
+import type { Log } from "./logger";
+import type { ResolvedOptions } from "./options";
+import { SecretSet } from "./redact";
+import { type Channel, send } from "./send";
+
+/** Where a call's bearer token comes from. */
+export interface TokenSource {
+  /**
+   * A token to send now. Each caller bounds its wait with its own `signal` (`untilAborted`): the
+   * token request itself is shared and tied to no caller.
+   */
+  get(signal?: AbortSignal): Promise<string>;
+  /** The service refused `token` (401): forget it. True when a retry can bring a different token. */
+  invalidate(token: string): boolean;
+  /** `text` with every secret this source knows (credential, tokens) replaced by `[redacted]`. */
+  redact(text: string): string;
+}
+
+export const tokenPath = "/oauth2/token";
+/** The lifetime of a token whose answer carries no `expires_in`. */
+const defaultTokenLifetimeSeconds = 3600;
+/** A longer `expires_in` (1e308 from a hostile server) is read as this: the token is renewed daily. */
+const maxTokenLifetimeSeconds = 24 * 3600;
+
+interface CachedToken {
+  value: string;
+  /** Monotonic ms after which the token is no longer sent. */
+  expiresAt: number;
+  /** Monotonic ms from which a new token is fetched, the old one kept as a fallback. */
+  refreshAt: number;
+}
+
+/**
+ * OAuth 2.0 client credentials against `{baseUrl}/oauth2/token` (API document, Authentication 1).
+ * One token is cached and shared; concurrent callers share one token request (single flight); it is
+ * renewed max(60 s, 10 % of `expires_in`) before expiry, measured on a monotonic clock so a wall-clock
+ * jump cannot make it stale; a failed early renewal keeps using the still-valid token.
+ */
+export class ClientCredentialsTokenSource implements TokenSource {
+  #cached: CachedToken | undefined;
+  #inflight: Promise<CachedToken> | undefined;
+  #cacheKey: Promise<string> | undefined;
+  readonly #secrets: SecretSet;
+  readonly #clientId: string;
+  readonly #clientSecret: string;
+
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly channel: Channel,
+    private readonly clock: Clock,
+    private readonly log: Log,
+  ) {
+    // Stryker disable next-line StringLiteral: equivalent, the client makes this source only when options.ts found both set
+    const { clientId = "", clientSecret = "" } = options;
+    this.#clientId = clientId;
+    this.#clientSecret = clientSecret;
+    this.#secrets = new SecretSet([
+      clientSecret,
+      // The Basic credential, as sent (RFC 6749 2.3.1) and as a careless server might rebuild it.
+      base64(`${formEncode(clientId)}:${formEncode(clientSecret)}`),
+      base64(`${clientId}:${clientSecret}`),
+    ]);
+  }
+
+  redact(text: string): string {
+    return this.#secrets.redact(text);
+  }
+
+  async get(): Promise<string> {
+    const now = this.clock.monotonic();
+    const cached = this.#cached;
+    if (cached && now < cached.refreshAt) return cached.value;
+    if (cached && now < cached.expiresAt) {
+      try {
+        return (await this.#mint()).value;
+      } catch {
+        return cached.value;
+      }
+    }
+    return (await this.#mint()).value;
+  }
+
+  invalidate(token: string): boolean {
+    if (this.#cached?.value === token) this.#cached = undefined;
+    return true;
+  }
+
+  #mint(): Promise<CachedToken> {
+    // The token request is not tied to one caller's signal: others may be waiting on it too (each
+    // caller stops waiting on its own abort: TokenSource.get).
+    this.#inflight ??= this.#request().finally(() => {
+      this.#inflight = undefined;
+    });
+    return this.#inflight;
+  }
+
+  async #request(): Promise<CachedToken> {
+    const cache = this.options.tokenCache;
+    const token = cache ? this.#local(await this.#shared(cache)) : await this.#requestHere();
+    this.#secrets.addToken(token.value);
+    this.#cached = token;
+    return token;
+  }
+
+  /** The fleet's token from `tokenCache`, minted here only when no other process has one. */
+  async #shared(cache: NonNullable<ResolvedOptions["tokenCache"]>): Promise<SharedToken> {
+    const { baseUrl, scopes } = this.options;
+    this.#cacheKey ??= tokenCacheKey(baseUrl.href, this.#clientId, scopes);
+    return obtainSharedToken({
+      cache,
+      key: await this.#cacheKey,
+      now: () => this.clock.now(),
+      sleep: (ms, signal) => this.clock.sleep(ms, signal),
+      // The error's name only: a Redis client's message can carry its URL and password.
+      onCacheError: (error) =>
+        this.log.warn("token cache unavailable; this process mints its own token", {
+          error: error instanceof Error ? error.name : typeof error,
+        }),
+      mint: async () => this.#shareable(await this.#requestHere()),
+    });
+  }
+
+  /** Monotonic times (this process only) to wall-clock ones every process can read, and back. */
+  #shareable(token: CachedToken): SharedToken {
+    const offset = this.clock.now() - this.clock.monotonic();
+    return {
+      accessToken: token.value,
+      expiresAt: token.expiresAt + offset,
+      refreshAt: token.refreshAt + offset,
+    };
+  }
+
+  #local(token: SharedToken): CachedToken {
+    const offset = this.clock.monotonic() - this.clock.now();
+    return {
+      value: token.accessToken,
+      expiresAt: token.expiresAt + offset,
+      refreshAt: token.refreshAt + offset,
+    };
+  }
+
+  async #requestHere(): Promise<CachedToken> {
+    const { scopes, tokenEndpointAuth, baseUrl } = this.options;
+    const clientId = this.#clientId;
+    const clientSecret = this.#clientSecret;
+    const form = new URLSearchParams({ grant_type: "client_credentials" });
+    if (scopes.length) form.set("scope", scopes.join(" "));
+    const headers = new Headers({
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "application/json",
+    });
+    if (tokenEndpointAuth === "client_secret_post") {
+      form.set("client_id", clientId);
+      form.set("client_secret", clientSecret);
+    } else {
+      // RFC 6749 section 2.3.1: each part form-urlencoded before Basic encoding.
+      const pair = `${formEncode(clientId)}:${formEncode(clientSecret)}`;
+      headers.set("authorization", `Basic ${base64(pair)}`);
+    }
+    const url = new URL(`${baseUrl.pathname.replace(/\/$/, "")}${tokenPath}`, baseUrl);
+    const started = this.clock.monotonic();
+    // The token request is an HTTP attempt like any other: `timeoutMs` bounds it, or a silent token
+    // endpoint would hang every call that waits on it. It is tied to no caller's signal: others may
+    // be waiting on it too.
+    const { response, text } = await send(
+      {
+        channel: this.channel,
+        clock: this.clock,
+        timeoutMs: this.options.timeoutMs,
+        method: "POST",
+        path: () => tokenPath,
+        target: "the token endpoint",
+      },
+      async (signal, fetch) => {
+        const response = await fetch(
+          new Request(url, {
+            method: "POST",
+            headers,
+            body: form.toString(),
+            redirect: "manual",
+            signal,
+          }),
+        );
+        // Stryker disable next-line StringLiteral,ArrowFunction: equivalent, an unreadable body is no JSON whatever stands for it
+        return { response, text: await response.text().catch(() => "") };
+      },
+    );
+    if (!response.ok) throw tokenError(response, text, this.clock.now(), (t) => this.redact(t));
+    // Any JSON: a primitive (a string, a number) has no access_token either.
+    let body: { access_token?: unknown; expires_in?: unknown } | null = null;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Not JSON: no access_token, refused below.
+    }
+    const refuse = (what: string) =>
+      new AuthenticationError({
+        status: response.status,
+        method: "POST",
+        path: tokenPath,
+        headers: response.headers,
+        message: `POST ${tokenPath} answered ${response.status} ${what}.`,
+      });
+    const accessToken = body?.access_token;
+    if (typeof accessToken !== "string" || !accessToken) throw refuse("without an access_token");
+    // `expires_in` is optional (RFC 6749 5.1): absent means the one-hour default. Present, it must
+    // be a positive number of seconds; anything else would make the renewal time meaningless and
+    // mint a token per call, so the answer is refused. A lifetime beyond a day is read as a day;
+    // an infinite one (1e999 in the JSON) is refused. JSON has no NaN.
+    const expiresIn = body?.expires_in;
+    if (
+      expiresIn !== undefined &&
+      (typeof expiresIn !== "number" || expiresIn <= 0 || expiresIn === Number.POSITIVE_INFINITY)
+    ) {
+      throw refuse("with an expires_in that is not a positive number of seconds");
+    }
+    const lifetimeMs =
+      Math.min(expiresIn ?? defaultTokenLifetimeSeconds, maxTokenLifetimeSeconds) * 1000;
+    // Renew max(60 s, 10 %) before expiry (API.md, Retries). A token living no longer than that
+    // margin would be stale at birth and re-minted on every call: it is renewed at half-life.
+    let margin = Math.max(60_000, lifetimeMs * 0.1);
+    if (margin >= lifetimeMs) margin = lifetimeMs / 2;
+    return {
+      value: accessToken,
+      expiresAt: started + lifetimeMs,
+      refreshAt: started + lifetimeMs - margin,
+    };
+  }
+}
+
+/** The token endpoint's error answer: an RFC 6749 `error` body or a problem document. */
+function tokenError(
+  response: Response,
+  text: string,
+  nowMs: number,
+  redact: (text: string) => string,
+) {
+  let parsed: Record<string, unknown> | null = null;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON: the factory reads the text as it reads any body.
+  }
+  // The factory reads the text itself; an RFC 6749 answer is rebuilt as a problem document (a
+  // non-string error_description becomes an empty detail there, as any problem's would).
+  const body =
+    typeof parsed?.error === "string" && typeof parsed.code !== "string"
+      ? {
+          type: "about:blank",
+          title: parsed.error,
+          status: response.status,
+          code: parsed.error,
+          detail: parsed.error_description,
+        }
+      : text;
+  return errorFromResponse("POST", tokenPath, response, body, nowMs, redact);
+}
+
+/** A token the partner manages: a fixed string, or a function called again after a 401. */
+export class ProvidedTokenSource implements TokenSource {
+  readonly #secrets = new SecretSet();
+
+  constructor(private readonly provide: string | (() => string | Promise<string>)) {}
+
+  async get(): Promise<string> {
+    const token = typeof this.provide === "string" ? this.provide : await this.provide();
+    if (typeof token === "string") this.#secrets.addToken(token);
+    return token;
+  }
+
+  redact(text: string): string {
+    return this.#secrets.redact(text);
+  }
+
+  invalidate(): boolean {
+    return typeof this.provide === "function";
+  }
+}
+
+function formEncode(value: string): string {
+  return encodeURIComponent(value).replace(/%20/g, "+");
+}
+
+function base64(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}

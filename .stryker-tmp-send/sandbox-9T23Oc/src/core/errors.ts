@@ -1,0 +1,497 @@
+/**
+ * The one error family of the SDK. Every thrown error extends {@link PartnerOrdersError}; every
+ * answer of the service that is not a success becomes an {@link APIError} through
+ * {@link errorFromResponse}, the single factory (API document, "Errors").
+ */
+// @ts-nocheck
+
+
+import type { Submission } from "./models";
+import { boundText, redactDeep } from "./redact";
+
+/** The code catalog of the API document ("Errors"), open to codes added within v1 (Versioning rule 2). */
+export type ProblemCode =
+  | "invalid_cursor"
+  | "invalid_site_id"
+  | "invalid_order_number"
+  | "invalid_product_id"
+  | "invalid_service_type"
+  | "updated_since_not_supported"
+  | "invalid_request"
+  | "invalid_submission_id"
+  | "invalid_quantity"
+  | "invalid_token"
+  | "insufficient_scope"
+  | "order_not_found"
+  | "product_not_found"
+  | "quote_product_not_found"
+  | "submission_not_found"
+  | "ordering_not_provisioned"
+  | "partner_order_id_reused"
+  | "quote_invalid"
+  | "rate_limit_exceeded"
+  | "internal_error"
+  | "service_unavailable"
+  | (string & {});
+
+/** An RFC 9457 problem document as the service sends it. Unknown members pass through. */
+export interface Problem {
+  /** Always `about:blank` from this service. */
+  type: string;
+  /** Short summary of the status. */
+  title: string;
+  /** The HTTP status, repeated. */
+  status: number;
+  /** Stable machine-readable identifier: branch on this (API document, "Code catalog"). */
+  code: ProblemCode;
+  /** Prose that may be reworded at any time (Versioning rule 3): show it, never parse it. */
+  detail: string;
+  /** Echo of the request id: quote it when escalating to the service's staff. */
+  requestId: string;
+  /** Members the service may add within v1 (Versioning rule 2), kept as received. */
+  [member: string]: unknown;
+}
+
+/** One broken rule of a request, found before anything was sent. */
+export interface Violation {
+  /** Where in the request, e.g. `lines[3].shipTo.email`; `""` for the request as a whole. */
+  path: string;
+  /** What is wrong there, e.g. `must have 1 to 100 entries, got 101`. */
+  message: string;
+}
+
+/** Marks real instances so type guards work across two copies of the package (ky's habit). */
+const brand = Symbol.for("partner-orders.error");
+/** Marks real {@link APIError}s the same way: other errors of the family are not answers. */
+const apiErrorBrand = Symbol.for("partner-orders.api-error");
+
+/**
+ * Base of every error the SDK throws: `catch (e) { if (e instanceof PartnerOrdersError) ... }`, or
+ * {@link isPartnerOrdersError} when two copies of the package may be loaded.
+ */
+export class PartnerOrdersError extends Error {
+  /** The class's own name, e.g. `"RateLimitError"`, so logs and stacks say which error it is. */
+  override name = "PartnerOrdersError";
+  /** @hidden The mark {@link isPartnerOrdersError} and {@link isProblem} look for. */
+  declare readonly [brand]: true;
+}
+Object.defineProperty(PartnerOrdersError.prototype, brand, { value: true });
+
+/** @hidden What {@link errorFromResponse} hands an error class; not part of the public surface. */
+interface APIErrorInit {
+  status: number;
+  method: string;
+  path: string;
+  headers: Headers;
+  problem?: Problem | undefined;
+  message?: string;
+}
+
+/**
+ * The service answered with an error status. Each status the API document names has its subclass
+ * (`NotFoundError` for 404...); any other status is a plain `APIError`. Branch on `code` with
+ * {@link isProblem}, not on `detail` or the message (API document, "Errors").
+ *
+ * @example
+ * try {
+ *   await client.orders.get(100001);
+ * } catch (error) {
+ *   if (isProblem(error, "order_not_found")) console.log(error.requestId);
+ *   else throw error;
+ * }
+ */
+export class APIError extends PartnerOrdersError {
+  override name = "APIError";
+  /** The HTTP status of the answer. */
+  readonly status: number;
+  /**
+   * The problem document's `code`; `undefined` when the answer was not a problem document (the
+   * edge firewall's 403, a proxy's page). Codes added within v1 arrive as plain strings.
+   */
+  readonly code: ProblemCode | undefined;
+  /** The problem document's `title`, when there is one. */
+  readonly title: string | undefined;
+  /** The problem document's `detail`: prose to show or log, never to parse (Versioning rule 3). */
+  readonly detail: string | undefined;
+  /** The service's request id, to quote when escalating; `undefined` without a problem document. */
+  readonly requestId: string | undefined;
+  /** The problem document exactly as received, unknown members included. */
+  readonly problem: Problem | undefined;
+  /** The answer's headers (`Retry-After` and the rate-limit headers among them). */
+  readonly headers: Headers;
+  /** The HTTP method of the request that failed. */
+  readonly method: string;
+  /** The request path, without query string. */
+  readonly path: string;
+
+  /** @hidden Errors are made by {@link errorFromResponse}; the init shape may change. */
+  constructor(init: APIErrorInit) {
+    super(init.message ?? describe(init));
+    this.status = init.status;
+    this.problem = init.problem;
+    this.code = init.problem?.code;
+    this.title = init.problem?.title;
+    this.detail = init.problem?.detail;
+    this.requestId = init.problem?.requestId;
+    this.headers = init.headers;
+    this.method = init.method;
+    this.path = init.path;
+    // Set per instance, not on the prototype at module load: a top-level statement would keep this
+    // class (and its message code) in bundles that never use it, such as partner-orders/webhooks.
+    Object.defineProperty(this, apiErrorBrand, { value: true });
+  }
+}
+
+function describe({ method, path, status, problem }: APIErrorInit): string {
+  // Server text, bounded: a hostile 5 MB detail must not become a 5 MB message (and log line).
+  let text = `${method} ${path} failed with ${status}`;
+  if (problem?.code) text += ` ${boundText(problem.code, 100)}`;
+  if (problem?.detail) text += `: ${boundText(problem.detail)}`;
+  if (problem?.requestId) text += ` (requestId ${boundText(problem.requestId, 100)})`;
+  return text;
+}
+
+/** 400: the request broke a rule of the service (`invalid_request`, `invalid_cursor`...). Never retried. */
+export class BadRequestError extends APIError {
+  override name = "BadRequestError";
+}
+/** 401 `invalid_token`: the credential was refused. A bearer client has already dropped its token and retried once with a fresh one (Errors rule 3). */
+export class AuthenticationError extends APIError {
+  override name = "AuthenticationError";
+}
+/** 403 with a problem document, `insufficient_scope`: the credential lacks the scope. Never retried. */
+export class PermissionDeniedError extends APIError {
+  override name = "PermissionDeniedError";
+}
+/** 404: not found, or outside the granted sites; the two are indistinguishable. Not proof that it never existed (Errors rule 4). */
+export class NotFoundError extends APIError {
+  override name = "NotFoundError";
+}
+/** 409: `partner_order_id_reused` or `ordering_not_provisioned`. Final, never retried. */
+export class ConflictError extends APIError {
+  override name = "ConflictError";
+}
+/** 422 `quote_invalid`: the platform refused the quote; `detail` carries its message. */
+export class UnprocessableEntityError extends APIError {
+  override name = "UnprocessableEntityError";
+}
+/** 429 `rate_limit_exceeded`, once retries are used up or the server asks for more than 60 s. */
+export class RateLimitError extends APIError {
+  override name = "RateLimitError";
+  /** What `Retry-After` asked for, in seconds (an HTTP date is turned into seconds); null when absent. */
+  readonly retryAfterSeconds: number | null;
+  /** @hidden Errors are made by {@link errorFromResponse}; the init shape may change. */
+  constructor(init: APIErrorInit & { retryAfterSeconds: number | null }) {
+    super(init);
+    this.retryAfterSeconds = init.retryAfterSeconds;
+  }
+}
+/** 500 `internal_error`, after at most one spaced retry (Errors rule 3). */
+export class InternalServerError extends APIError {
+  override name = "InternalServerError";
+}
+/** 503 `service_unavailable`, once the backoff retries (`maxRetries`) ran out. */
+export class ServiceUnavailableError extends APIError {
+  override name = "ServiceUnavailableError";
+}
+
+/**
+ * A 403 that is not a problem document: the edge firewall's per-IP or managed rule (API document,
+ * Errors rule 2). It has nothing to do with scopes, so it is not a {@link PermissionDeniedError}.
+ */
+export class EdgeFirewallError extends APIError {
+  override name = "EdgeFirewallError";
+}
+
+/** No answer: the connection failed or was cut. */
+export class APIConnectionError extends PartnerOrdersError {
+  override name = "APIConnectionError";
+  constructor(message = "Connection error.", options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** An HTTP attempt took longer than `timeoutMs`. */
+export class APITimeoutError extends APIConnectionError {
+  override name = "APITimeoutError";
+  constructor(message = "Request timed out.") {
+    super(message);
+  }
+}
+
+/**
+ * The caller's `AbortSignal` fired. When it fired during `submitOrderAndWait` after the service had
+ * answered the POST, the order exists: `submissionId` names it, to resume with
+ * `client.submissions.wait(submissionId)` (never resubmit under a new `partnerOrderId`).
+ */
+export class APIUserAbortError extends PartnerOrdersError {
+  override name = "APIUserAbortError";
+  /** The submission the aborted wait was following; `undefined` when no submission was known yet. */
+  readonly submissionId: string | undefined;
+  constructor(message = "Request was aborted.", options?: { submissionId?: string }) {
+    super(message);
+    this.submissionId = options?.submissionId;
+  }
+}
+
+/** A request that breaks a documented limit or format, caught before any network call. */
+export class RequestValidationError extends PartnerOrdersError {
+  override name = "RequestValidationError";
+  /** Every broken rule, not just the first, in request order. */
+  readonly violations: readonly Violation[];
+  constructor(violations: readonly Violation[], what = "request") {
+    const lines = violations.map((v) => `  ${v.path || "(request)"}: ${v.message}`);
+    super(`Invalid ${what}; nothing was sent:\n${lines.join("\n")}`);
+    this.violations = violations;
+  }
+}
+
+/** The reason a webhook delivery was refused by `verifyWebhook`. */
+export type WebhookVerificationReason =
+  | "missing_header"
+  | "malformed_header"
+  | "timestamp_out_of_tolerance"
+  | "signature_mismatch";
+
+/** A webhook delivery whose `Platform-Signature` does not hold (API document, "Signing"). */
+export class WebhookVerificationError extends PartnerOrdersError {
+  override name = "WebhookVerificationError";
+  /** Which check failed; stable, unlike the message. */
+  readonly reason: WebhookVerificationReason;
+  constructor(reason: WebhookVerificationReason, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/**
+ * A submission that was not terminal when the wait's deadline came. The order may still complete:
+ * resume with `client.submissions.wait(error.submissionId)`. When no answer to the POST came at all,
+ * `submissionId` is `""`: send the identical request again, which returns the original submission.
+ */
+export class SubmissionTimeoutError<S = Submission> extends PartnerOrdersError {
+  override name = "SubmissionTimeoutError";
+  /**
+   * The id to resume with `client.submissions.wait(submissionId)`; `""` when the deadline came
+   * before the service answered the POST (then resend the same request: it is keyed by
+   * `partnerOrderId`).
+   */
+  readonly submissionId: string;
+  /** The last state seen; `undefined` when the deadline came before any answer. */
+  readonly submission: S | undefined;
+  constructor(submissionId: string, submission: S | undefined, waitedMs: number) {
+    const status = (submission as { status?: string } | undefined)?.status ?? "unknown";
+    super(
+      submissionId
+        ? `Submission ${submissionId} was still ${status} after ${waitedMs} ms; ` +
+            "resume with client.submissions.wait(submissionId)."
+        : `No answer to the order submission came within ${waitedMs} ms, so the order may or may ` +
+            "not exist. Send the identical request again (same partnerOrderId): the service " +
+            "answers with the original submission instead of creating a second order.",
+    );
+    this.submissionId = submissionId;
+    this.submission = submission;
+  }
+}
+
+/**
+ * The service answered the order submission, so the order WAS submitted, but the `Location` it gave
+ * to poll was refused (another origin, a path that is not a submission id, not a URL): nothing was
+ * sent there. Resume with `client.submissions.wait(error.submissionId)`; do not submit again under
+ * another `partnerOrderId`, which would create a second order.
+ */
+export class SubmissionLocationError extends PartnerOrdersError {
+  override name = "SubmissionLocationError";
+  /** The submission the service created or found, from the POST's answer body. */
+  readonly submissionId: string;
+  constructor(submissionId: string, reason: string) {
+    const id = boundText(submissionId, 100);
+    super(
+      `The order was submitted (submission ${id}), but ${boundText(reason)}. Resume with ` +
+        `client.submissions.wait("${id}"); do not submit it again under another partnerOrderId.`,
+    );
+    this.submissionId = submissionId;
+  }
+}
+
+const classByStatus: Record<number, typeof APIError> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: UnprocessableEntityError,
+  429: RateLimitError,
+  500: InternalServerError,
+  503: ServiceUnavailableError,
+};
+
+/**
+ * The single factory from an error answer to an error class. `body` is whatever came back, as text
+ * or already parsed: a problem document, an empty body, or an HTML page from a proxy; none of them
+ * throws here. `nowMs` is the client's wall clock, against which a `Retry-After` date is read.
+ * `redact` blanks the secrets the client knows out of every string of the problem document before
+ * it reaches the error's message, `detail`, `title` or `problem` (API.md, Safety).
+ */
+export function errorFromResponse(
+  method: string,
+  path: string,
+  response: { status: number; headers: Headers },
+  body: unknown,
+  nowMs: number = Date.now(),
+  redact?: (text: string) => string,
+): APIError {
+  const parsed = parseProblem(body, response.status);
+  const problem = parsed && redact ? (redactDeep(parsed, redact) as Problem) : parsed;
+  const init: APIErrorInit = {
+    status: response.status,
+    method,
+    path,
+    headers: response.headers,
+    problem,
+  };
+  if (response.status === 403 && !problem) return new EdgeFirewallError(init);
+  if (response.status === 429) {
+    return new RateLimitError({
+      ...init,
+      retryAfterSeconds: parseRetryAfter(response.headers, nowMs),
+    });
+  }
+  const ErrorClass = classByStatus[response.status] ?? APIError;
+  return new ErrorClass(init);
+}
+
+function parseProblem(body: unknown, status: number): Problem | undefined {
+  let value = body;
+  if (typeof body === "string") {
+    try {
+      value = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  // Stryker disable next-line ConditionalExpression: a primitive has no string code or title either
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const doc = value as Record<string, unknown>;
+  if (typeof doc.code !== "string" && typeof doc.title !== "string") return undefined;
+  return {
+    ...doc,
+    type: typeof doc.type === "string" ? doc.type : "about:blank",
+    title: typeof doc.title === "string" ? doc.title : "",
+    status: typeof doc.status === "number" ? doc.status : status,
+    code: typeof doc.code === "string" ? doc.code : "",
+    detail: typeof doc.detail === "string" ? doc.detail : "",
+    requestId: typeof doc.requestId === "string" ? doc.requestId : "",
+  };
+}
+
+/**
+ * `Retry-After` in seconds: delta-seconds (digits only) or an HTTP-date (RFC 9110 10.2.3: the
+ * IMF-fixdate, or the obsolete RFC 850 and asctime forms). Null when absent or malformed, so a
+ * value such as `-5` or `2, 3` is no hint at all and the normal backoff applies; never negative.
+ */
+export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): number | null {
+  // Headers already strip surrounding spaces, and an empty value matches no form below.
+  // Stryker disable next-line MethodExpression: see above
+  const raw = headers.get("retry-after")?.trim();
+  // Stryker disable next-line ConditionalExpression: see above
+  if (!raw) return null;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const date = parseHttpDate(raw, nowMs);
+  if (date === null) return null;
+  return Math.max(0, (date - nowMs) / 1000);
+}
+
+// Regular expression literals, not `new RegExp`, so a bundle that does not read `Retry-After` (the
+// webhooks entry) drops them.
+/** `Sun, 06 Nov 1994 08:49:37 GMT` */
+const imfFixdate =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+/** `Sunday, 06-Nov-94 08:49:37 GMT` */
+const rfc850 =
+  /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+/** `Sun Nov  6 08:49:37 1994` */
+const asctime =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
+
+/** The fields of the three HTTP-date forms, as [day, month, year, hours, minutes, seconds]. */
+function dateParts(
+  text: string,
+  nowMs: number,
+): [day: string, mon: string, year: number, h: string, m: string, s: string] | null {
+  const fixdate = imfFixdate.exec(text);
+  if (fixdate) {
+    // Stryker disable next-line StringLiteral: every group always matches; the defaults are for types
+    const [, day = "", mon = "", year, h = "", m = "", s = ""] = fixdate;
+    return [day, mon, Number(year), h, m, s];
+  }
+  const obsolete = rfc850.exec(text);
+  if (obsolete) {
+    // Stryker disable next-line StringLiteral: every group always matches; the defaults are for types
+    const [, day = "", mon = "", yy, h = "", m = "", s = ""] = obsolete;
+    // A two-digit year more than 50 years ahead is in the past century (RFC 9110 5.6.7).
+    let year = 2000 + Number(yy);
+    if (year > new Date(nowMs).getUTCFullYear() + 50) year -= 100;
+    return [day, mon, year, h, m, s];
+  }
+  const ansi = asctime.exec(text);
+  if (ansi) {
+    // Stryker disable next-line StringLiteral: every group always matches; the defaults are for types
+    const [, mon = "", day = "", h = "", m = "", s = "", year] = ansi;
+    // Stryker disable next-line MethodExpression: Number() ignores the leading space too
+    return [day.trim(), mon, Number(year), h, m, s];
+  }
+  return null;
+}
+
+/** Epoch ms of an HTTP-date (RFC 9110 5.6.7), or null when `text` is not one. */
+function parseHttpDate(text: string, nowMs: number): number | null {
+  const parts = dateParts(text, nowMs);
+  if (!parts) return null;
+  const [day, mon, year, h, m, s] = parts;
+  const monthIndex = "JanFebMarAprMayJunJulAugSepOctNovDec".indexOf(mon) / 3;
+  const ms = Date.UTC(year, monthIndex, Number(day), Number(h), Number(m), Number(s));
+  const date = new Date(ms);
+  // Date.UTC rolls 30 Feb over to March and 24:00 over to the next day: such a date is malformed.
+  // A field out of range differs itself and carries into the next one, so each comparison alone is
+  // backed by another: removing any single one changes no answer.
+  // Stryker disable ConditionalExpression,LogicalOperator: see above
+  if (
+    date.getUTCFullYear() !== year ||
+    date.getUTCMonth() !== monthIndex ||
+    date.getUTCDate() !== Number(day) ||
+    date.getUTCHours() !== Number(h) ||
+    date.getUTCMinutes() !== Number(m) ||
+    date.getUTCSeconds() !== Number(s)
+  ) {
+    // Stryker restore ConditionalExpression,LogicalOperator
+    return null;
+  }
+  return ms;
+}
+
+/**
+ * True when `err` is an {@link APIError} (from any copy of this package) whose problem `code` is
+ * `code`. An object that merely looks like one is not.
+ */
+export function isProblem<C extends ProblemCode>(
+  err: unknown,
+  code: C,
+): err is APIError & {
+  /** The code asked for. */
+  code: C;
+  /** The problem document, always present when a code matched. */
+  problem: Problem;
+} {
+  if (!(err instanceof Error)) return false;
+  // Only an APIError, of this copy or another: another error of the family (a RequestValidationError,
+  // an APIConnectionError) given a `status` and a `code` is still not an answer of the service.
+  const isApiError =
+    err instanceof APIError || (err as { [apiErrorBrand]?: unknown })[apiErrorBrand] === true;
+  return isApiError && (err as APIError).code === code;
+}
+
+/** True for any error this package threw, from any copy of it. */
+export function isPartnerOrdersError(err: unknown): err is PartnerOrdersError {
+  return err instanceof Error && (err as { [brand]?: unknown })[brand] === true;
+}

@@ -1,0 +1,90 @@
+/**
+ * What `client.mcp` resolves to, described by the SDK itself so that the root entry's declarations
+ * never name `@modelcontextprotocol/sdk`, an optional peer (API.md, "Details partners expect": an
+ * optional peer is never needed to type-check an entry that does not use it). At run time it is the
+ * MCP SDK's own `Client`; `partner-orders/mcp` exports that type as `McpClient` and `connectMcp()`
+ * returns it, for the SDK's full surface. The compiler holds the SDK's `Client` to this shape.
+ */
+// @ts-nocheck
+
+
+/** Options of one MCP request (a subset of the MCP SDK's `RequestOptions`). */
+export interface McpRequestOptions {
+  /** Cancels the request. */
+  signal?: AbortSignal;
+  /**
+   * Bound on the request, in milliseconds.
+   * @default the SDK's default (60000)
+   */
+  timeout?: number;
+}
+
+/** One tool of `tools/list`: the service has one per REST operation (`get_order`, `list_orders`...). */
+export interface McpTool {
+  /** The tool's name, as `callTool` takes it. */
+  name: string;
+  /** What the tool does. */
+  description?: string;
+  /** JSON Schema of the tool's arguments. */
+  inputSchema: { [key: string]: unknown };
+  /** Other fields of the MCP tool definition, as sent. */
+  [key: string]: unknown;
+}
+
+/** What `listTools()` resolves to: the tools the client's scopes allow. */
+export interface McpToolList {
+  /** The tools of this page. */
+  tools: McpTool[];
+  /** Set when more tools follow: pass it back as `listTools({ cursor })`. */
+  nextCursor?: string;
+  /** Other fields of the MCP result, as sent. */
+  [key: string]: unknown;
+}
+
+/** One item of a tool result's `content`. */
+export interface McpContent {
+  /** `"text"` for the service's tools (others exist in MCP: `"image"`, `"resource"`...). */
+  type: string;
+  /** A `"text"` item's text: for the service's tools, the REST operation's JSON body. */
+  text?: string;
+  /** Other fields of the content item, as sent. */
+  [key: string]: unknown;
+}
+
+/** What `callTool()` resolves to. */
+export interface McpToolResult {
+  /**
+   * The result's content: the service answers with one `"text"` item holding the REST operation's
+   * JSON (money stays decimal text). Optional only because the MCP SDK also types the results of
+   * servers of an older protocol version, which carry `toolResult` instead.
+   */
+  content?: McpContent[];
+  /** True when the content is a problem document rather than the operation's result. */
+  isError?: boolean;
+  /** Other fields of the MCP result, as sent. */
+  [key: string]: unknown;
+}
+
+/**
+ * A connected client of the service's MCP endpoint (POST /v1/mcp): the members of the MCP SDK's
+ * `Client` that the service's tools use. Import `McpClient` from `partner-orders/mcp` instead for the
+ * SDK's own type and every other member.
+ *
+ * @example
+ * const mcp = await client.mcp;
+ * const { tools } = await mcp.listTools();
+ * const result = await mcp.callTool({ name: "get_order", arguments: { orderNumber: 100001 } });
+ */
+export interface McpClient {
+  /** `tools/list`: the tools this client's scopes allow. */
+  listTools(params?: { cursor?: string }, options?: McpRequestOptions): Promise<McpToolList>;
+  /** `tools/call`: runs one tool with its arguments (the REST path and query parameters). */
+  callTool(params: {
+    name: string;
+    arguments?: { [key: string]: unknown };
+  }): Promise<McpToolResult>;
+  /** MCP `ping`: resolves when the server answers. */
+  ping(options?: McpRequestOptions): Promise<unknown>;
+  /** Closes the connection. */
+  close(): Promise<void>;
+}

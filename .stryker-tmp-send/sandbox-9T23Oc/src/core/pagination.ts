@@ -1,0 +1,174 @@
+// @ts-nocheck
+import { PartnerOrdersError } from "./errors";
+
+/** One page of a list as the service sent it. */
+export interface PageData<T> {
+  data: T[];
+  nextCursor: string | null;
+  response: Response;
+}
+
+/** Fetches the page at `cursor` (`undefined` for the first). */
+export type PageFetcher<T> = (cursor: string | undefined) => Promise<PageData<T>>;
+
+/** A page of a list, with the way to the next. */
+export interface Page<T> {
+  /** This page's items, in the service's order. */
+  data: T[];
+  /** Opaque; store it to resume later with `{ cursor }`. Null on the last page. */
+  nextCursor: string | null;
+  /** True while `nextCursor` is not null. A page may be empty and still have a next one. */
+  hasNextPage(): boolean;
+  /** The following page. Throws when there is none (check `hasNextPage()`). */
+  getNextPage(): Promise<Page<T>>;
+}
+
+/** Options of {@link Paginated.toArray}. */
+export interface ToArrayOptions {
+  /**
+   * The most items collected; a longer list throws instead of filling memory.
+   * @default 10000
+   */
+  max?: number;
+}
+
+const defaultToArrayMax = 10_000;
+
+/**
+ * A paginated list (API document, "Pagination convention"). `await` it for the first page,
+ * `for await` it for every item of every page, or iterate `.pages()`. A page is fetched only when the
+ * one before is consumed, so memory stays constant however long the list.
+ *
+ * It stops only at a null `nextCursor` (an empty page that carries a cursor is followed), never
+ * builds or parses a cursor, and treats a cursor that comes back unchanged as an error, not a loop.
+ */
+export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
+  #first: Promise<PageData<T>> | undefined;
+
+  constructor(
+    private readonly fetchPage: PageFetcher<T>,
+    private readonly startCursor: string | undefined,
+  ) {}
+
+  #firstPage(): Promise<PageData<T>> {
+    this.#first ??= this.#fetch(this.startCursor);
+    return this.#first;
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: a paginated list is awaitable for its first page by design (API.md)
+  then<R1 = Page<T>, R2 = never>(
+    onfulfilled?: ((value: Page<T>) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
+    return this.#firstPage()
+      .then((page) => this.#toPage(page, this.#trail(), 0))
+      .then(onfulfilled, onrejected);
+  }
+
+  /** The first page together with its HTTP response (status, headers, rate-limit headers). */
+  async withResponse(): Promise<{
+    /** The first page. */
+    data: Page<T>;
+    /** The HTTP response of the first page, its body already read. */
+    response: Response;
+  }> {
+    const page = await this.#firstPage();
+    return { data: this.#toPage(page, this.#trail(), 0), response: page.response };
+  }
+
+  /** Every page, in order; the first may already have been fetched by `await`. */
+  async *pages(): AsyncGenerator<Page<T>, void, undefined> {
+    let page = await this.#firstPage();
+    const trail = this.#trail();
+    for (let depth = 0; ; depth++) {
+      yield this.#toPage(page, trail, depth);
+      const cursor = page.nextCursor;
+      if (cursor === null) return;
+      page = await this.#follow(cursor, trail, depth);
+    }
+  }
+
+  /**
+   * Every item of every page. Iterators are async generators, so two consumers pulling one
+   * iterator are served in turn and no page is fetched twice.
+   */
+  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    for await (const page of this.pages()) yield* page.data;
+  }
+
+  /**
+   * Every item of every page, in one array. A list longer than `max` throws a
+   * {@link PartnerOrdersError} as soon as item `max + 1` is seen, instead of filling memory: no
+   * later page is fetched. For lists of any length, `for await` keeps memory constant.
+   *
+   * @example
+   * const orders = await client.orders.list({ siteId: 12 }).toArray({ max: 500 });
+   */
+  async toArray(options: ToArrayOptions = {}): Promise<T[]> {
+    const max = options.max ?? defaultToArrayMax;
+    if (!(max === Number.POSITIVE_INFINITY || (Number.isInteger(max) && max >= 0))) {
+      throw new PartnerOrdersError("toArray({ max }) takes a whole number >= 0, or Infinity.");
+    }
+    const items: T[] = [];
+    for await (const item of this) {
+      // Leaving the loop ends the walk: the page after this one is never asked for.
+      if (items.length >= max) {
+        throw new PartnerOrdersError(
+          `The list has more than ${max} items, the most toArray() collects; iterate it with ` +
+            "`for await` to keep memory constant, or pass a larger { max }.",
+        );
+      }
+      items.push(item);
+    }
+    return items;
+  }
+
+  async #fetch(cursor: string | undefined): Promise<PageData<T>> {
+    const page = await this.fetchPage(cursor);
+    // A first page (cursor undefined) never matches: nextCursor is a string or null.
+    if (page.nextCursor === cursor) throw repeatedCursor();
+    return page;
+  }
+
+  /**
+   * Cursors followed in one walk, each with the depth of the page it leads to. A keyset listing
+   * never hands a cursor out twice, so one already followed to this depth or less closes a cycle
+   * (A -> B -> A), whether the walk is `.pages()` or a chain of `getNextPage()` calls; asking the
+   * same page twice for its next one (a retry) is not a cycle.
+   */
+  #trail(): Map<string | undefined, number> {
+    // A listing started without a cursor is keyed by undefined, which no cursor followed equals.
+    return new Map([[this.startCursor, 0]]);
+  }
+
+  #follow(
+    cursor: string,
+    trail: Map<string | undefined, number>,
+    depth: number,
+  ): Promise<PageData<T>> {
+    // Stryker disable next-line EqualityOperator: equivalent, a page whose next cursor is the one that fetched it is refused on arrival (#fetch), so no cursor is found at exactly this depth
+    if ((trail.get(cursor) ?? Number.POSITIVE_INFINITY) <= depth) throw repeatedCursor();
+    trail.set(cursor, depth + 1);
+    return this.#fetch(cursor);
+  }
+
+  #toPage(page: PageData<T>, trail: Map<string | undefined, number>, depth: number): Page<T> {
+    const { data, nextCursor } = page;
+    return {
+      data,
+      nextCursor,
+      hasNextPage: () => nextCursor !== null,
+      getNextPage: async () => {
+        if (nextCursor === null) throw new PartnerOrdersError("There is no next page.");
+        return this.#toPage(await this.#follow(nextCursor, trail, depth), trail, depth + 1);
+      },
+    };
+  }
+}
+
+function repeatedCursor(): PartnerOrdersError {
+  return new PartnerOrdersError(
+    "The service returned a cursor this listing had already followed; stopping instead of " +
+      "looping. Restart the listing without a cursor.",
+  );
+}

@@ -1,0 +1,420 @@
+// @ts-nocheck
+import pRetry from "p-retry";
+import type { Clock } from "../internal/clock";
+import {
+  APIConnectionError,
+  APITimeoutError,
+  APIUserAbortError,
+  AuthenticationError,
+  InternalServerError,
+  PartnerOrdersError,
+  parseRetryAfter,
+  RateLimitError,
+  ServiceUnavailableError,
+} from "./errors";
+
+/**
+ * The answers a retry policy has a rule for. 400, 403, 404, 409 and 422 have none: they are final
+ * (a 409 is the service saying the `partnerOrderId` is taken, a retry cannot change that), so no
+ * option can make them retried.
+ */
+export type RetryableAnswer = "401" | "429" | "500" | "503" | "connection" | "timeout";
+
+/** How one retryable answer is retried. */
+export interface RetryRule {
+  /**
+   * Most retries of this answer within one call; all retries of a call stay within `maxRetries`.
+   * A 401 and a 500 are retried at most once (the API document's Errors rule 3).
+   */
+  maxRetries?: number;
+  /**
+   * Least wait before such a retry, in milliseconds; with jitter on, up to as much again is added at
+   * random. A 500 waits at least 1 s.
+   */
+  minDelayMs?: number;
+  /** Whether the wait follows the exponential backoff (`baseDelayMs`, doubling, `maxDelayMs`). */
+  backoff?: boolean;
+}
+
+/**
+ * A retry budget shared by every call of a client and of the clients made from it by
+ * `withOptions()`, like the AWS SDKs' retry quota: each retry spends from it, each success gives a
+ * little back, and while it is empty a retryable failure is thrown at once. A storm of failures
+ * therefore adds a bounded number of retries (about 35 with the defaults) instead of `maxRetries`
+ * per call.
+ */
+export interface RetryBudgetOptions {
+  /**
+   * Tokens when the client is made, and the most it can hold.
+   * @default 500
+   */
+  capacity?: number;
+  /**
+   * Tokens a retry after a 500, a 503, a connection error or a timeout spends.
+   * @default 14
+   */
+  retryCost?: number;
+  /**
+   * Tokens a retry after a 429 spends (the service asked for the wait; it is cheaper). A retry with
+   * a fresh token after a 401 spends nothing.
+   * @default 5
+   */
+  throttlingRetryCost?: number;
+  /**
+   * Tokens a call that succeeds at once gives back; a call that succeeds after a retry gives back
+   * what that retry spent.
+   * @default 1
+   */
+  successRefund?: number;
+}
+
+/**
+ * The `retry` client option: what the SDK retries and how long it waits (API.md, "Retries").
+ * Anything not given keeps its default ({@link defaultRetryPolicy}); `maxRetries` stays the budget
+ * of each call.
+ *
+ * @example
+ * new PartnerOrders({ ...credentials, retry: { baseDelayMs: 500, rules: { 500: false } } });
+ */
+export interface RetryOptions {
+  /**
+   * A rule per retryable answer, merged over the default one; `false` never retries that answer.
+   * @default 401 once at once with a fresh token; 429 after `Retry-After` plus backoff; 500 once
+   * after 1 to 2 s; 503, connection errors and timeouts with backoff
+   */
+  rules?: RetryRules;
+  /**
+   * First backoff step, in milliseconds; it doubles with each retry of the call.
+   * @default 1000
+   */
+  baseDelayMs?: number;
+  /**
+   * Cap on a backoff wait, jitter included, in milliseconds.
+   * @default 20000
+   */
+  maxDelayMs?: number;
+  /**
+   * Randomness, 0 to 1: a backoff wait is lengthened by up to this fraction of itself, and a wait
+   * for `Retry-After` by up to one backoff step. 0 turns jitter off.
+   * @default 0.25
+   */
+  jitter?: number;
+  /**
+   * A `Retry-After` longer than this is not waited for: the call throws `RateLimitError` at once
+   * (a 503's hint is waited for up to this long).
+   * @default 60
+   */
+  maxRetryAfterSeconds?: number;
+  /**
+   * The client-wide retry budget; `false` turns it off. Its numbers are fixed when the client is
+   * made: a client made by `withOptions()` shares it and can only turn it off for itself.
+   * @default { capacity: 500, retryCost: 14, throttlingRetryCost: 5, successRefund: 1 }
+   */
+  budget?: RetryBudgetOptions | false;
+}
+
+/** The rule for each retryable answer in {@link RetryOptions}; `false` never retries it. */
+export interface RetryRules {
+  /** A 401 to a bearer token: the token is dropped and a new one minted (at most once). */
+  401?: RetryRule | false;
+  /** A 429: waits at least its `Retry-After`, plus backoff. */
+  429?: RetryRule | false;
+  /** A 500: at most once, after at least 1 s. */
+  500?: RetryRule | false;
+  /** A 503: backoff, at least its `Retry-After` when it gives one. */
+  503?: RetryRule | false;
+  /** The connection failed before an answer came. */
+  connection?: RetryRule | false;
+  /** The attempt ran past `timeoutMs`. */
+  timeout?: RetryRule | false;
+}
+
+/** A retry policy with every value filled in (see {@link RetryOptions} for what each means). */
+export interface RetryPolicy {
+  /** The rule for each retryable answer, or `false` where it is never retried. */
+  readonly rules: Readonly<Record<RetryableAnswer, Readonly<Required<RetryRule>> | false>>;
+  /** First backoff step, in milliseconds. */
+  readonly baseDelayMs: number;
+  /** Cap on a backoff wait, in milliseconds. */
+  readonly maxDelayMs: number;
+  /** Randomness added to waits, 0 to 1. */
+  readonly jitter: number;
+  /** The longest `Retry-After` waited for, in seconds. */
+  readonly maxRetryAfterSeconds: number;
+  /** The client-wide retry budget, or `false` when it is off. */
+  readonly budget: Readonly<Required<RetryBudgetOptions>> | false;
+}
+
+const backoff = { maxRetries: Number.POSITIVE_INFINITY, minDelayMs: 0, backoff: true };
+
+/**
+ * The SDK's retry policy: API.md "Retries" and the API document's Errors rule 3, in one table.
+ * The budget follows the AWS SDKs' retry quota (500 tokens, 14 a retry, 5 a throttled retry).
+ */
+export const defaultRetryPolicy: RetryPolicy = deepFreeze({
+  rules: {
+    401: { maxRetries: 1, minDelayMs: 0, backoff: false },
+    429: backoff,
+    500: { maxRetries: 1, minDelayMs: 1_000, backoff: false },
+    503: backoff,
+    connection: backoff,
+    timeout: backoff,
+  },
+  baseDelayMs: 1_000,
+  maxDelayMs: 20_000,
+  jitter: 0.25,
+  maxRetryAfterSeconds: 60,
+  budget: { capacity: 500, retryCost: 14, throttlingRetryCost: 5, successRefund: 1 },
+});
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value)) {
+    if (inner && typeof inner === "object") deepFreeze(inner);
+  }
+  return Object.freeze(value);
+}
+
+/** `options` without the entries given as undefined, which keep their defaults. */
+function given<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(options).filter(([, v]) => v !== undefined),
+  ) as Partial<T>;
+}
+
+function fail(message: string): never {
+  throw new PartnerOrdersError(`retry: ${message}`);
+}
+
+function check(name: string, value: unknown, min: number, max = Number.POSITIVE_INFINITY): void {
+  if (typeof value !== "number" || Number.isNaN(value) || value < min || value > max) {
+    fail(`${name} must be a number from ${min}${max < Infinity ? ` to ${max}` : " up"}.`);
+  }
+}
+
+const answers = Object.keys(defaultRetryPolicy.rules);
+
+/** `options` over `base`, checked: nonsense (a negative delay, a rule for a 409) throws here. */
+export function resolveRetryPolicy(
+  options: RetryOptions | undefined,
+  base: RetryPolicy,
+): RetryPolicy {
+  if (options === undefined) return base;
+  if (!options || typeof options !== "object") fail("must be an object.");
+  const rules = { ...base.rules };
+  for (const [answer, rule] of Object.entries(options.rules ?? {})) {
+    if (!answers.includes(answer)) {
+      fail(
+        `${answer} has no rule: only ${answers.join(", ")} can be retried (400, 403, 404, 409 and 422 are final).`,
+      );
+    }
+    const key = answer as RetryableAnswer;
+    if (rule === false) {
+      rules[key] = false;
+      continue;
+    }
+    const merged = {
+      ...(base.rules[key] || defaultRetryPolicy.rules[key]),
+      ...given(rule),
+    } as Required<RetryRule>;
+    const once = key === "401" || key === "500";
+    check(`rules[${key}].maxRetries`, merged.maxRetries, 0, once ? 1 : Number.POSITIVE_INFINITY);
+    if (!Number.isInteger(merged.maxRetries) && merged.maxRetries !== Number.POSITIVE_INFINITY) {
+      fail(`rules[${key}].maxRetries must be a whole number.`);
+    }
+    check(`rules[${key}].minDelayMs`, merged.minDelayMs, key === "500" ? 1_000 : 0, 3_600_000);
+    if (typeof merged.backoff !== "boolean") fail(`rules[${key}].backoff must be a boolean.`);
+    rules[key] = merged;
+  }
+  const policy = { ...base, ...given(options), rules, budget: resolveBudget(options.budget, base) };
+  check("baseDelayMs", policy.baseDelayMs, 0, 3_600_000);
+  check("maxDelayMs", policy.maxDelayMs, policy.baseDelayMs, 3_600_000);
+  check("jitter", policy.jitter, 0, 1);
+  check("maxRetryAfterSeconds", policy.maxRetryAfterSeconds, 0, 3_600);
+  return policy;
+}
+
+function resolveBudget(options: RetryOptions["budget"], base: RetryPolicy): RetryPolicy["budget"] {
+  if (options === undefined) return base.budget;
+  if (options === false) return false;
+  const budget = {
+    ...(base.budget || defaultRetryPolicy.budget),
+    ...given(options),
+  } as Required<RetryBudgetOptions>;
+  check("budget.capacity", budget.capacity, 0);
+  check("budget.retryCost", budget.retryCost, 0);
+  check("budget.throttlingRetryCost", budget.throttlingRetryCost, 0);
+  check("budget.successRefund", budget.successRefund, 0);
+  return budget;
+}
+
+/**
+ * The tokens of a client's retry budget (see {@link RetryBudgetOptions}), shared by the clients
+ * made from it by `withOptions()`.
+ */
+export class RetryBudget {
+  readonly #config: Readonly<Required<RetryBudgetOptions>>;
+  #tokens: number;
+
+  constructor(config: Readonly<Required<RetryBudgetOptions>>) {
+    this.#config = config;
+    this.#tokens = config.capacity;
+  }
+
+  /** Tokens left. */
+  get tokens(): number {
+    return this.#tokens;
+  }
+
+  /** What a retry after `answer` costs. */
+  cost(answer: RetryableAnswer): number {
+    if (answer === "401") return 0;
+    return answer === "429" ? this.#config.throttlingRetryCost : this.#config.retryCost;
+  }
+
+  /** Spends `cost`; false, spending nothing, when fewer tokens are left. */
+  take(cost: number): boolean {
+    if (cost > this.#tokens) return false;
+    this.#tokens -= cost;
+    return true;
+  }
+
+  /** A call succeeded; `lastCost` is what its last retry spent (0 when it made none). */
+  succeeded(lastCost: number): void {
+    const refund = lastCost > 0 ? lastCost : this.#config.successRefund;
+    this.#tokens = Math.min(this.#config.capacity, this.#tokens + refund);
+  }
+}
+
+/** Which rule answers `error`; undefined when it is never retried. */
+export function answerOf(error: unknown): RetryableAnswer | undefined {
+  if (error instanceof AuthenticationError) return "401";
+  if (error instanceof RateLimitError) return "429";
+  if (error instanceof InternalServerError) return "500";
+  if (error instanceof ServiceUnavailableError) return "503";
+  if (error instanceof APITimeoutError) return "timeout";
+  if (error instanceof APIConnectionError) return "connection";
+  return undefined;
+}
+
+/** What the retry loop is told about one failed attempt. */
+export interface RetryState {
+  /** Retries already made in this call (0 before the first retry). */
+  retriesMade: number;
+  /** Retries already made in this call, per answer. */
+  byAnswer?: Partial<Record<RetryableAnswer, number>>;
+}
+
+/** Milliseconds to wait before retrying after `error`, or null when it must not be retried. */
+export function retryDelay(
+  error: unknown,
+  state: RetryState,
+  random = Math.random,
+  nowMs = Date.now(),
+  policy: RetryPolicy = defaultRetryPolicy,
+): number | null {
+  const answer = answerOf(error);
+  const rule = answer && policy.rules[answer];
+  if (!answer || !rule || (state.byAnswer?.[answer] ?? 0) >= rule.maxRetries) return null;
+  const { maxDelayMs, jitter } = policy;
+  const step = Math.min(maxDelayMs, policy.baseDelayMs * 2 ** state.retriesMade);
+  // Jitter spreads a fleet of clients so they do not all come back in the same second; the cap
+  // holds after it.
+  let wait = rule.backoff ? Math.min(maxDelayMs, step * (1 + random() * jitter)) : 0;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, a least wait of 0 never raises a wait (the guard only spares a random draw)
+  if (rule.minDelayMs > 0) {
+    wait = Math.max(wait, rule.minDelayMs * (1 + (jitter > 0 ? random() : 0)));
+  }
+  if (error instanceof RateLimitError && error.retryAfterSeconds !== null) {
+    const hint = error.retryAfterSeconds;
+    if (hint > policy.maxRetryAfterSeconds) return null;
+    // The server's hint is a floor (STYLE.md: server hints win); jitter only adds to it.
+    return Math.max(wait, hint * 1000 + (jitter > 0 ? random() * step : 0));
+  }
+  if (error instanceof ServiceUnavailableError) {
+    const hinted = (parseRetryAfter(error.headers, nowMs) ?? 0) * 1000;
+    return Math.min(Math.max(hinted, wait), policy.maxRetryAfterSeconds * 1000);
+  }
+  return wait;
+}
+
+export interface RetryLoopOptions {
+  maxRetries: number;
+  clock: Clock;
+  /** @default defaultRetryPolicy */
+  policy?: RetryPolicy;
+  /** The client's retry budget; undefined when it has none. */
+  budget?: RetryBudget | undefined;
+  signal?: AbortSignal | undefined;
+  /** Monotonic ms past which no retry or sleep is started. */
+  deadline?: number | undefined;
+  /** Called before a 401 retry; false when no fresh credential can be had. */
+  onUnauthorized?: (error: AuthenticationError) => boolean;
+  /** `attempt` is the number of the attempt that failed (1 for the first). */
+  onRetry?: (info: { error: unknown; attempt: number; delayMs: number }) => void;
+}
+
+/**
+ * Runs `attempt` under p-retry with the policy: p-retry makes every attempt (the first too), counts
+ * retries against `maxRetries` and stops on abort; the policy decides each retry and its wait.
+ *
+ * p-retry can only sleep on the host's timers, so its own timeouts are zero and the wait is slept
+ * on the injected clock in `onFailedAttempt`, which p-retry awaits before the next attempt (tests
+ * then need no real time). It sleeps only when a retry will follow: `retriesLeft` says whether
+ * p-retry still has one, and `shouldRetry` returns the decision made there.
+ */
+export function withRetries<T>(
+  attempt: (attemptNumber: number) => Promise<T>,
+  options: RetryLoopOptions,
+): Promise<T> {
+  const { clock, budget, signal } = options;
+  const policy = options.policy ?? defaultRetryPolicy;
+  const state: Required<RetryState> = { retriesMade: 0, byAnswer: {} };
+  let retry = false;
+  let lastCost = 0;
+  let answered: { value: T } | undefined;
+  return pRetry(
+    async (n: number) => {
+      const value = await attempt(n);
+      answered = { value };
+      budget?.succeeded(lastCost);
+      return value;
+    },
+    {
+      retries: options.maxRetries,
+      minTimeout: 0,
+      signal,
+      shouldRetry: () => retry,
+      onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+        retry = false;
+        if (retriesLeft === 0 || error instanceof APIUserAbortError) return;
+        const answer = answerOf(error);
+        const delayMs = retryDelay(error, state, Math.random, clock.now(), policy);
+        if (!answer || delayMs === null) return;
+        if (error instanceof AuthenticationError && !options.onUnauthorized?.(error)) return;
+        if (options.deadline !== undefined && clock.monotonic() + delayMs > options.deadline) {
+          throw new APITimeoutError(
+            `The deadline comes before the next retry could be made (last error: ${error.message}).`,
+          );
+        }
+        if (budget) {
+          const cost = budget.cost(answer);
+          if (!budget.take(cost)) {
+            error.message += " (Not retried: the client's retry budget is spent.)";
+            return;
+          }
+          lastCost = cost;
+        }
+        options.onRetry?.({ error, attempt: attemptNumber, delayMs });
+        state.retriesMade++;
+        state.byAnswer[answer] = (state.byAnswer[answer] ?? 0) + 1;
+        retry = true;
+        if (delayMs > 0) await clock.sleep(delayMs, signal);
+      },
+    },
+  ).catch((error: unknown) => {
+    // p-retry throws the abort away over an attempt that was answered after the signal fired; an
+    // answer that arrived (an order that was created) is never lost that way.
+    if (answered) return answered.value;
+    throw error;
+  });
+}

@@ -1,0 +1,122 @@
+// @ts-nocheck
+export { PartnerOrders } from "./client";
+export type { APIPromise, WithResponse } from "./core/api-promise";
+export type { Problem, ProblemCode, Violation, WebhookVerificationReason } from "./core/errors";
+export {
+  APIConnectionError,
+  APIError,
+  APITimeoutError,
+  APIUserAbortError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  EdgeFirewallError,
+  InternalServerError,
+  isPartnerOrdersError,
+  isProblem,
+  NotFoundError,
+  PartnerOrdersError,
+  PermissionDeniedError,
+  RateLimitError,
+  RequestValidationError,
+  ServiceUnavailableError,
+  SubmissionLocationError,
+  SubmissionTimeoutError,
+  UnprocessableEntityError,
+  WebhookVerificationError,
+} from "./core/errors";
+export type { Logger, LogLevel } from "./core/logger";
+export type {
+  McpClient,
+  McpContent,
+  McpRequestOptions,
+  McpTool,
+  McpToolList,
+  McpToolResult,
+} from "./core/mcp-client";
+export type {
+  CompletedSubmission,
+  FailedSubmission,
+  LineShipTo,
+  Order,
+  OrderItem,
+  OrderLineRequest,
+  OrderRequest,
+  OrderTotals,
+  Package,
+  PendingSubmission,
+  Principal,
+  Product,
+  ProductDetail,
+  ProductVariant,
+  Quote,
+  Shipment,
+  ShipTo,
+  Site,
+  Submission,
+  SubmissionError,
+  SubmissionStatus,
+  SubmittedOrder,
+  SubmittedOrderLine,
+} from "./core/models";
+export { Decimal } from "./core/money";
+export type { MtlsCertificateInfo, MtlsCertificateReason } from "./core/mtls";
+// Mutual TLS: the certificate checks a client runs before first use.
+export { checkMtlsCertificate, MtlsCertificateError, mtlsPolicy } from "./core/mtls";
+export type { ClientOptions, ClientOverrides, MtlsOptions, RequestOptions } from "./core/options";
+export type { Page, Paginated, ToArrayOptions } from "./core/pagination";
+export type { WaitOptions } from "./core/polling";
+export type {
+  RetryableAnswer,
+  RetryBudgetOptions,
+  RetryOptions,
+  RetryPolicy,
+  RetryRule,
+  RetryRules,
+} from "./core/retry";
+// The retry policy the SDK starts from (API.md, "Retries"); the `retry` client option changes it.
+export { defaultRetryPolicy } from "./core/retry";
+export type { Clock } from "./internal/clock";
+export type { OrderListParams, Orders, PageParams, SubmitResult } from "./resources/orders";
+export type { ProductListParams, Products } from "./resources/products";
+export type { Sites } from "./resources/sites";
+export type { SubmissionListParams, Submissions } from "./resources/submissions";
+// Webhooks: the `partner-orders/webhooks` subpath, also here (API.md, Webhooks).
+export type {
+  DedupeStore,
+  IoRedisClientLike,
+  KnownWebhookEvent,
+  KnownWebhookEventType,
+  MemoryDedupeStoreOptions,
+  NodeRedisClientLike,
+  NodeWebhookRequest,
+  NodeWebhookResponse,
+  OrderLineCancelledEvent,
+  OrderStatusChangedEvent,
+  RedisDedupeStoreOptions,
+  ShipmentCancelledEvent,
+  ShipmentShippedEvent,
+  SignWebhookOptions,
+  UnknownWebhookEvent,
+  VerifyWebhookOptions,
+  WebhookBody,
+  WebhookEvent,
+  WebhookEventBase,
+  WebhookHandler,
+  WebhookHandlerOptions,
+  WebhookHeaders,
+  WebhookLogger,
+  WebhookPayloadReason,
+} from "./webhooks/index";
+export {
+  computeSignature,
+  createMemoryDedupeStore,
+  createRedisDedupeStore,
+  createWebhookHandler,
+  isKnownWebhookEvent,
+  isTestEvent,
+  parseWebhook,
+  signWebhook,
+  verifyWebhook,
+  WebhookPayloadError,
+} from "./webhooks/index";

@@ -1,0 +1,52 @@
+// @ts-nocheck
+import { PartnerOrdersError } from "../core/errors";
+import { type PageData, Paginated } from "../core/pagination";
+import type { ApiOperationId, CallOptions, Operation, Transport } from "../core/transport";
+
+/**
+ * A list endpoint as a {@link Paginated}: `key` names the array in the response body
+ * (`orders`, `items`, ...). The cursor is passed back exactly as received.
+ */
+export function paginate<T>(
+  transport: Transport,
+  operation: Operation,
+  key: string,
+  startCursor: string | undefined,
+  options: CallOptions | undefined,
+): Paginated<T> {
+  return new Paginated<T>(
+    (cursor) => fetchPage<T>(transport, withCursor(operation, cursor), key, options),
+    startCursor,
+  );
+}
+
+export function withCursor<K extends ApiOperationId>(
+  operation: Operation<K>,
+  cursor: string | undefined,
+): Operation<K> {
+  if (cursor === undefined) return operation;
+  const { params } = operation;
+  return { ...operation, params: { ...params, query: { ...params.query, cursor } } };
+}
+
+export async function fetchPage<T>(
+  transport: Transport,
+  operation: Operation,
+  key: string,
+  options: CallOptions | undefined,
+): Promise<PageData<T> & { body: Record<string, unknown> }> {
+  const answer = await transport.request(operation, options).withResponse();
+  const { response } = answer;
+  const data = (answer.data ?? {}) as Record<string, unknown>;
+  const items = data[key];
+  if (!Array.isArray(items)) {
+    throw new PartnerOrdersError(`The ${operation.operationId} response has no "${key}" array.`);
+  }
+  const next = data.nextCursor;
+  return {
+    data: items as T[],
+    nextCursor: typeof next === "string" ? next : null,
+    response,
+    body: data,
+  };
+}

@@ -1,0 +1,281 @@
+// @ts-nocheck
+import type { PartnerOrders } from "../client";
+import type { Logger } from "../core/logger";
+import type { Order, OrderItem, Shipment } from "../core/models";
+import type { Clock } from "../internal/clock";
+
+/** What made the mirror read an order: a sweep of the list, an open-order poll, a webhook, `refresh()`. */
+export type ChangeCause = "sweep" | "poll" | "webhook" | "refresh";
+
+/** Fields every {@link Change} carries. */
+export interface ChangeBase {
+  /** Increasing: a later change has a larger id. Dedupe by it. */
+  id: number;
+  /** The order the change belongs to. */
+  orderNumber: number;
+  /** The order's site. */
+  siteId: number;
+  /** When the mirror saw the difference (ISO 8601, the mirror's clock). */
+  observedAt: string;
+  /** What made the mirror read the order: `sweep`, `poll`, `webhook` or `refresh`. */
+  cause: ChangeCause;
+}
+
+/** A field-level difference: which fields moved, and what they were before. */
+export interface FieldChanges {
+  /** The names of the fields whose values differ from the stored ones. */
+  fields: string[];
+  /** The stored values of those fields before this change (money as exact decimal text). */
+  previous: Record<string, unknown>;
+}
+
+/**
+ * One difference the mirror recorded, written in the same transaction as the new state, so none is
+ * lost or invented by a crash. Values are the service's as sent; nothing is re-derived.
+ */
+export type Change = ChangeBase &
+  (
+    | {
+        /** A new order. */
+        type: "order.added";
+        /** The order as read. */
+        order: Order;
+      }
+    | ({
+        /** Fields of the order differ from the stored ones. */
+        type: "order.changed";
+        /** The order as read. */
+        order: Order;
+      } & FieldChanges)
+    | {
+        /** A new line. */
+        type: "item.added";
+        /** The line as read. */
+        item: OrderItem;
+      }
+    | ({
+        /** Fields of a line differ (its quantity, totals...). */
+        type: "item.changed";
+        /** The line as read. */
+        item: OrderItem;
+      } & FieldChanges)
+    | {
+        /** A line became cancelled (it stays listed). */
+        type: "item.cancelled";
+        /** The line as read. */
+        item: OrderItem;
+      }
+    | {
+        /** A new shipment. */
+        type: "shipment.added";
+        /** The shipment as read. */
+        shipment: Shipment;
+      }
+    | ({
+        /** Fields of a shipment differ (its service, tracking, dates...). */
+        type: "shipment.changed";
+        /** The shipment as read. */
+        shipment: Shipment;
+      } & FieldChanges)
+    | {
+        /** A shipment shipped (its shippedOn was set). */
+        type: "shipment.shipped";
+        /** The shipment as read. */
+        shipment: Shipment;
+        /** Its `trackingNumbers` as the service sent them (empty: see `shipment.tracking_fault`). */
+        trackingNumbers: string[];
+      }
+    | {
+        /** The carrier reported delivery. */
+        type: "shipment.delivered";
+        /** The shipment as read. */
+        shipment: Shipment;
+      }
+    | {
+        /** A shipment left the list (cancelled). */
+        type: "shipment.removed";
+        /** The shipment as last stored. */
+        shipment: Shipment;
+      }
+    | {
+        /** Shipped with no tracking: the API document's data fault, reported, never re-derived. */
+        type: "shipment.tracking_fault";
+        /** The shipment as read. */
+        shipment: Shipment;
+      }
+    | {
+        /** A stored order now answers 404: kept and flagged, never deleted or marked cancelled. */
+        type: "order.unresolvable";
+      }
+  );
+
+/** The `type` of a {@link Change}. */
+export type ChangeType = Change["type"];
+
+/** A stored order with its items and shipments, money as `Decimal`, null kept null. */
+export interface MirroredOrder extends Order {
+  /** The order's lines as last read, cancelled ones included. */
+  items: OrderItem[];
+  /** The order's shipments as last read, with tracking as the service derived it. */
+  shipments: Shipment[];
+  /** True while the service answers 404 for it (Errors rule 4: not proof it is gone). */
+  unresolvable: boolean;
+}
+
+/** What one {@link OrderMirror.sync} pass (or the work of `run()` so far) did. */
+export interface SyncReport {
+  /** Orders seen on the list. */
+  ordersSeen: number;
+  /** Orders stored for the first time. */
+  ordersAdded: number;
+  /** Orders whose fields differed from the stored ones. */
+  ordersChanged: number;
+  /** Orders whose items were re-read. */
+  itemsReread: number;
+  /** Orders whose shipments were re-read. */
+  shipmentsReread: number;
+  /** Changes recorded. */
+  changesWritten: number;
+  /** HTTP requests made through the client (retries counted by the client, not here). */
+  requests: number;
+  /** How long the pass took, in milliseconds (the mirror's clock). */
+  durationMs: number;
+}
+
+/** Options of {@link OrderMirror}. */
+export interface OrderMirrorOptions {
+  /** A `PartnerOrders` client; every read goes through it, so its retries and `Retry-After` apply. */
+  client: PartnerOrders;
+  /** Where the mirror keeps its state: `sqliteStore(path)` or `postgresStore(url)`. */
+  store: MirrorStore;
+  /**
+   * Sites to mirror.
+   * @default every granted site
+   */
+  siteIds?: number[];
+  /**
+   * How often `run()` sweeps `GET /v1/orders` to the end.
+   * @default 900000 (15 min)
+   */
+  sweepIntervalMs?: number;
+  /**
+   * How often `run()` re-reads the items and shipments of each order that is not closed.
+   * @default 300000 (5 min)
+   */
+  openOrderIntervalMs?: number;
+  /**
+   * Requests in flight at once, per process.
+   * @default 4
+   */
+  concurrency?: number;
+  /**
+   * How long the sweep lease lasts without renewal (a holder renews it as its sweep makes
+   * progress). Processes sharing a `postgresStore` sweep one at a time; when the holder dies, another
+   * takes the sweep over from its checkpoint after this long.
+   * @default 60000 (1 min)
+   */
+  sweepLeaseMs?: number;
+  /**
+   * Where warnings go (a failed read, a store error); never a token or a body.
+   * @default undefined (nothing is logged)
+   */
+  logger?: Logger;
+  /**
+   * Time as the mirror sees it; inject one in tests so `run()` never sleeps for real.
+   * @default the client's default, the system clock
+   */
+  clock?: Clock;
+}
+
+/** An order's row as a store keeps it: JSON-ready values (money as decimal text). */
+export interface StoredOrder {
+  /** The order's number (the row's key). */
+  orderNumber: number;
+  /** The order's site. */
+  siteId: number;
+  /** The order as the service last answered it. */
+  order: Record<string, unknown>;
+  /** Null until first read. */
+  items: Record<string, unknown>[] | null;
+  /** Null until first read. */
+  shipments: Record<string, unknown>[] | null;
+  /** The order's `closed` as last read. */
+  closed: boolean;
+  /** True while the service answers 404 for it. */
+  unresolvable: boolean;
+  /** Epoch ms when items and shipments are next due; null when only a webhook or refresh re-reads. */
+  nextPollAt: number | null;
+  /**
+   * The sweep that last saw this order on the list. Stores keep the larger of the stored and the
+   * written value: a read that began before the sweep marked the order must not unmark it.
+   */
+  seenInSweep: number;
+}
+
+/** A change before the store gives it its id. */
+export type NewChange = Omit<Change, "id"> extends infer C ? C : never;
+
+/**
+ * What `commit` hands the store: the new row (or none when only the flags move) and the changes.
+ * Produced by a pure function of the stored row, so the store runs it inside its transaction.
+ */
+export interface Commit {
+  /** The row to write. */
+  next: StoredOrder;
+  /** The changes to append, in order. */
+  changes: NewChange[];
+}
+
+/**
+ * Where the mirror keeps its state. Every write of state goes with its changes in one transaction
+ * (`commit`), and change ids increase in commit order, so a consumer reading by id misses none.
+ */
+export interface MirrorStore {
+  /** Creates the tables when missing. Called once by the mirror before first use. */
+  open(): Promise<void>;
+  /**
+   * In one transaction: reads the stored row of `orderNumber` (locked against other writers), calls
+   * `decide` with it, writes the row it returns and appends its changes. Returns the changes as
+   * written, ids included.
+   */
+  commit(
+    orderNumber: number,
+    decide: (current: StoredOrder | undefined) => Commit | undefined,
+  ): Promise<Change[]>;
+  /** The stored row of an order; undefined when never stored. */
+  get(orderNumber: number): Promise<StoredOrder | undefined>;
+  /**
+   * Claims up to `limit` orders whose `nextPollAt` is at or before `epochMs`, soonest first, by
+   * moving their `nextPollAt` to `holdUntil` in the same statement: of several processes, exactly
+   * one gets each order (PostgreSQL: `FOR UPDATE SKIP LOCKED`). A claim whose holder dies simply
+   * comes due again at `holdUntil`.
+   */
+  claimDue(epochMs: number, limit: number, holdUntil: number): Promise<number[]>;
+  /**
+   * Takes or renews the lease `name` for `holder` until `expiresAt` (epoch ms); false while another
+   * holder's lease has not expired. One sweep at a time across processes.
+   */
+  lease(name: string, holder: string, now: number, expiresAt: number): Promise<boolean>;
+  /** Gives the lease back, if `holder` still has it. */
+  releaseLease(name: string, holder: string): Promise<void>;
+  /** The earliest `nextPollAt`, or null when nothing is due ever. */
+  nextDue(): Promise<number | null>;
+  /** Stored orders not seen in `sweep` and not already unresolvable. */
+  unseen(sweep: number): Promise<number[]>;
+  /** Marks orders as seen on the list in `sweep`, without touching anything else. */
+  markSeen(orderNumbers: number[], sweep: number): Promise<void>;
+  /** Changes with an id above `afterId`, in id order, at most `limit`. */
+  changesAfter(afterId: number, limit: number): Promise<Change[]>;
+  /** The largest change id so far, 0 when none. */
+  lastChangeId(): Promise<number>;
+  /** A named value of the mirror's own (a sweep's cursor, its id); null when unset. */
+  getCheckpoint(name: string): Promise<string | null>;
+  /** Sets (or, with null, clears) a named value. */
+  setCheckpoint(name: string, value: string | null): Promise<void>;
+  /** A named consumer's position: the id of the last change it finished; null when never seen. */
+  getPosition(consumer: string): Promise<number | null>;
+  /** Stores a named consumer's position. */
+  setPosition(consumer: string, id: number): Promise<void>;
+  /** Closes the connection (a pool the store made itself); the store can be opened again. */
+  close(): Promise<void>;
+}

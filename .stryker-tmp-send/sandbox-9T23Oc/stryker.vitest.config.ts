@@ -1,0 +1,32 @@
+// @ts-nocheck
+import { defineConfig } from "vitest/config";
+import base from "./vitest.config";
+
+/**
+ * The tests mutation testing runs (stryker.config.mjs): the unit tests of the mutated code, on the
+ * fake clock, fake servers and in-memory stores, so each mutant costs seconds. Tests that start
+ * Redis or PostgreSQL, run the sandbox end to end or build the package are left to `npm test`.
+ * (Spread, not mergeConfig: merging would add these globs to the base ones, not replace them.)
+ */
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    include: [
+      "test/webhooks/**/*.test.ts",
+      "test/client/**/*.test.ts",
+      // The request checks of src/core/validation, tested on their own.
+      "test/validation/**/*.test.ts",
+      // The client's shared token cache and rate-limit gate, on in-memory stores.
+      "test/fleet/client-fleet.test.ts",
+      // Mutual TLS: certificates made by the openssl CLI in a temp dir, and a bare HTTPS server on
+      // loopback (mtls.e2e.test.ts runs the sandbox end to end and stays with `npm test`).
+      "test/mtls/check.test.ts",
+      "test/mtls/check-messages.test.ts",
+      "test/mtls/connection.test.ts",
+      "test/mtls/undici-missing.test.ts",
+    ],
+    exclude: ["test/webhooks/dedupe-redis.test.ts"],
+    reporters: ["default"],
+  },
+});

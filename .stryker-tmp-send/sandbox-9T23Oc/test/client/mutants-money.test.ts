@@ -1,0 +1,102 @@
+// @ts-nocheck
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+// Each test reads money.ts afresh: the decimal fields of an operation are compiled once per module,
+// and a test must see that compilation, not one left by an earlier test.
+beforeEach(() => {
+  vi.resetModules();
+});
+
+async function decode(operationId: string, text: string): Promise<unknown> {
+  const { decodeBody } = await import("../../src/core/money");
+  return decodeBody(operationId, text);
+}
+
+/** The error the body is refused with, checked to be the SDK's typed error. */
+async function decodeError(operationId: string, text: string): Promise<Error> {
+  const { PartnerOrdersError } = await import("../../src/core/errors");
+  try {
+    await decode(operationId, text);
+  } catch (error) {
+    expect(error).toBeInstanceOf(PartnerOrdersError);
+    return error as Error;
+  }
+  throw new Error("expected the body to be refused");
+}
+
+/** The decimal text of a value the decoder made, or a note that it is not a Decimal. */
+function decimalText(value: unknown): string {
+  const isDecimal = typeof (value as { toFixed?: unknown } | null)?.toFixed === "function";
+  return isDecimal && typeof value === "object" ? String(value) : `not a Decimal: ${value}`;
+}
+
+describe("string-encoded money in a response", () => {
+  it("an exponent in a string amount is refused even though number-encoded money may carry one", async () => {
+    const error = await decodeError("getOrder", '{"totals":{"item":"1e5"}}');
+    expect(error.message).toContain("totals.item");
+  });
+
+  it("a whole amount without a fraction is a Decimal", async () => {
+    const data = (await decode("getOrder", '{"totals":{"item":"12","order":"-7"}}')) as {
+      totals: Record<string, unknown>;
+    };
+    expect(decimalText(data.totals.item)).toBe("12");
+    expect(decimalText(data.totals.order)).toBe("-7");
+  });
+
+  it("an amount the server sends as a JSON number is still a Decimal, zero included", async () => {
+    const data = (await decode("getOrder", '{"totals":{"item":12.5,"shipping":0,"tax":-3}}')) as {
+      totals: Record<string, unknown>;
+    };
+    expect(decimalText(data.totals.item)).toBe("12.5");
+    expect(decimalText(data.totals.shipping)).toBe("0");
+    expect(decimalText(data.totals.tax)).toBe("-3");
+  });
+
+  it("a null element of a list is left null", async () => {
+    const data = (await decode("listOrders", '{"orders":[null,{"totals":{"item":"1.5"}}]}')) as {
+      orders: [null, { totals: Record<string, unknown> }];
+    };
+    expect(data.orders[0]).toBeNull();
+    expect(decimalText(data.orders[1].totals.item)).toBe("1.5");
+  });
+
+  it("a list member that is an object, not an array, is passed through untouched", async () => {
+    const data = (await decode("listOrders", '{"orders":{"totals":{"item":"1.5"}}}')) as {
+      orders: { totals: { item: unknown } };
+    };
+    expect(data.orders.totals.item).toBe("1.5");
+  });
+
+  it("unknown members pass through untouched, whatever their names", async () => {
+    const text = '{"undefined":{"a":1},"totals":{"item":"2.5","undefined":{"b":[2]}}}';
+    const data = (await decode("getOrder", text)) as {
+      undefined: unknown;
+      totals: { item: unknown; undefined: unknown };
+    };
+    expect(data.undefined).toEqual({ a: 1 });
+    expect(data.totals.undefined).toEqual({ b: [2] });
+    expect(decimalText(data.totals.item)).toBe("2.5");
+  });
+
+  it("absent amounts stay absent", async () => {
+    const data = (await decode("getOrder", '{"totals":{"item":"2.5"}}')) as {
+      totals: Record<string, unknown>;
+    };
+    expect(Object.keys(data.totals)).toEqual(["item"]);
+  });
+});
+
+describe("number-encoded money in a response", () => {
+  it("an exponent of several digits is read exactly", async () => {
+    const data = (await decode("quoteProduct", '{"totalPrice":2.5e+12}')) as {
+      totalPrice: unknown;
+    };
+    expect(decimalText(data.totalPrice)).toBe("2500000000000");
+  });
+
+  it("a body that is not JSON names the operation in a typed error", async () => {
+    const error = await decodeError("quoteProduct", "<html>");
+    expect(error.message).toBe("The quoteProduct response body is not valid JSON.");
+  });
+});

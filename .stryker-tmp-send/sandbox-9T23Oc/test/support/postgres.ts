@@ -1,0 +1,117 @@
+// @ts-nocheck
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/**
+ * A real PostgreSQL server for one test file: a throwaway cluster in a temporary directory,
+ * listening on a free loopback port, with trust authentication for the `postgres` role.
+ *
+ * `initdb` refuses to run as root, so when the tests run as root (CI does) the cluster belongs to
+ * the `postgres` system user and its commands run through `runuser`.
+ *
+ * Each test makes its own database with `createDatabase()` and drops it when done, so tests never
+ * see each other's tables.
+ */
+export interface PostgresServer {
+  /** Creates an empty database; `drop()` removes it (closing any connection still open to it). */
+  createDatabase(): Promise<TestDatabase>;
+  stop(): Promise<void>;
+}
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** The directory of the PostgreSQL server binaries, or undefined when none is installed. */
+export function findPostgresBin(): string | undefined {
+  const onPath = spawnSync("pg_config", ["--bindir"], { encoding: "utf8" });
+  const candidates = [
+    onPath.status === 0 ? onPath.stdout.trim() : "",
+    ...listVersions("/usr/lib/postgresql").map((v) => `/usr/lib/postgresql/${v}/bin`),
+  ];
+  return candidates.find((dir) => dir && existsSync(join(dir, "initdb")));
+}
+
+function listVersions(root: string): string[] {
+  if (!existsSync(root)) return [];
+  return readdirSync(root).sort((a, b) => Number(b) - Number(a));
+}
+
+/**
+ * True when a real server can be started here. CI installs PostgreSQL (see .ci/run), so there a
+ * missing server is a failure, not a skip.
+ */
+export function postgresAvailable(): boolean {
+  const found = findPostgresBin() !== undefined;
+  if (!found && process.env.CI) throw new Error("CI: PostgreSQL server binaries are missing");
+  if (!found) console.warn("Skipping the PostgreSQL tests: no PostgreSQL server binaries here.");
+  return found;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function startPostgres(): Promise<PostgresServer> {
+  const bin = findPostgresBin();
+  if (!bin) throw new Error("no PostgreSQL server binaries found");
+  const asRoot = process.getuid?.() === 0;
+  const dir = mkdtempSync(join(tmpdir(), "partner-orders-pg-"));
+  if (asRoot) chownSync(dir, ...postgresIds());
+  const data = join(dir, "data");
+  const port = await freePort();
+
+  const run = (tool: string, args: string[]) => {
+    const command = asRoot ? "runuser" : join(bin, tool);
+    const argv = asRoot ? ["-u", "postgres", "--", join(bin, tool), ...args] : args;
+    const result = spawnSync(command, argv, { encoding: "utf8" });
+    if (result.status !== 0)
+      throw new Error(`${tool} failed (${result.status}): ${result.stderr || result.stdout}`);
+  };
+
+  run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]);
+  const settings = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  run("pg_ctl", ["-D", data, "-o", settings, "-l", join(dir, "log"), "-w", "start"]);
+
+  const base = `postgres://postgres@127.0.0.1:${port}`;
+  const { default: pg } = await import("pg");
+  const admin = new pg.Client({ connectionString: `${base}/postgres` });
+  await admin.connect();
+
+  return {
+    async createDatabase() {
+      const name = `t_${randomBytes(6).toString("hex")}`;
+      await admin.query(`CREATE DATABASE ${name}`);
+      return {
+        name,
+        url: `${base}/${name}`,
+        drop: async () => {
+          await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        },
+      };
+    },
+    async stop() {
+      await admin.end().catch(() => undefined);
+      run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function postgresIds(): [number, number] {
+  const uid = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
+  const gid = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
+  if (uid.status !== 0 || gid.status !== 0)
+    throw new Error("running as root, but there is no postgres system user to own the cluster");
+  return [Number(uid.stdout.trim()), Number(gid.stdout.trim())];
+}
