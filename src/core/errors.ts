@@ -365,7 +365,7 @@ function parseProblem(body: unknown, status: number): Problem | undefined {
     try {
       value = JSON.parse(body);
     } catch {
-      return undefined;
+      // Not JSON (a proxy's HTML page): the text stays a string, refused just below.
     }
   }
   // Stryker disable next-line ConditionalExpression: a primitive has no string code or title either
