@@ -364,8 +364,9 @@ function parseProblem(body: unknown, status: number): Problem | undefined {
   if (typeof body === "string") {
     try {
       value = JSON.parse(body);
+      // Stryker disable next-line BlockStatement: equivalent, the text left as a string is refused below too
     } catch {
-      // Not JSON (a proxy's HTML page): the text stays a string, refused just below.
+      return undefined;
     }
   }
   // Stryker disable next-line ConditionalExpression: a primitive has no string code or title either
