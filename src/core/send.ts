@@ -56,7 +56,8 @@ export async function send<T>(
     if (AbortSignal.any) linked = AbortSignal.any([signal, timeout.signal]);
     else {
       const onAbort = () => timeout.abort();
-      signal.addEventListener("abort", onAbort, { once: true });
+      // An abort event fires once; `unlink` removes the listener after the attempt either way.
+      signal.addEventListener("abort", onAbort);
       unlink = () => signal.removeEventListener("abort", onAbort);
     }
   }
@@ -116,7 +117,8 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promi
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
+    // An abort event fires once; the listener is removed when the promise settles.
+    else signal.addEventListener("abort", onAbort);
     // Settling after an abort is ignored, a rejection included (never an unhandled one).
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });

@@ -132,3 +132,32 @@ describe("one HTTP attempt", () => {
     await expect(untilAborted(new Promise(() => {}), controller.signal)).rejects.toBe(reason);
   });
 });
+
+describe("listeners on a long-lived signal", () => {
+  it("waiting on a shared promise leaves no listener on the signal once it settles", async () => {
+    const { signal, listeners } = countingSignal(new AbortController());
+    await untilAborted(Promise.resolve("token"), signal);
+    await untilAborted(Promise.reject(new Error("refused")), signal).catch(() => undefined);
+    expect(listeners()).toBe(0);
+  });
+
+  it("where the runtime links signals (Node 20.3+), an attempt adds no listener to the caller's signal", async () => {
+    const { signal, listeners } = countingSignal(new AbortController());
+    let during = -1;
+    await send(
+      {
+        channel: { agent: undefined, fetch: async () => new Response("ok") },
+        clock: new FakeClock(),
+        timeoutMs: 30_000,
+        signal,
+        method: "GET",
+        path: () => "/v1/ping",
+      },
+      async (s, fetch) => {
+        during = listeners();
+        return fetch(new Request("https://api.test/v1/ping", { signal: s, redirect: "manual" }));
+      },
+    );
+    expect(during).toBe(0);
+  });
+});

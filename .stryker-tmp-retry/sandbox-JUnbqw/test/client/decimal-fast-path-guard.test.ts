@@ -70,4 +70,70 @@ describe("the decimal fast path's guard", () => {
     Planted.prototype = Clone.prototype;
     expect(fromDecimalText(Planted, "1.5")).toBeUndefined();
   });
+
+  /** A constructor built on a clone of decimal.js whose values are changed by `plant`. */
+  function plantedOn(plant: (value: Decimal) => void) {
+    const Clone = Decimal.clone();
+    const Planted = function Planted(this: unknown, text: string) {
+      const value = new Clone(text);
+      (value as { constructor: unknown }).constructor = Planted;
+      plant(value);
+      return value;
+    } as unknown as typeof Decimal;
+    // The clone's settings too, so both ways of building a value print it alike.
+    Object.assign(Planted, Clone);
+    Planted.prototype = Clone.prototype;
+    return { Clone, Planted };
+  }
+
+  it("a constructor that throws on the probes makes it fall back for good, without throwing", () => {
+    let constructed = 0;
+    const Throwing = function Throwing() {
+      constructed++;
+      throw new Error("internals changed");
+    } as unknown as typeof Decimal;
+    expect(fromDecimalText(Throwing, "1.5")).toBeUndefined();
+    expect(constructed).toBe(1);
+    expect(fromDecimalText(Throwing, "2.5")).toBeUndefined();
+    expect(constructed).toBe(1);
+  });
+
+  it("values of another prototype, with the same fields and text, make it fall back", () => {
+    const { Planted } = plantedOn(() => {});
+    // The constructor's values keep decimal.js's prototype; the fast path would use Planted's own.
+    Planted.prototype = Object.create(Decimal.clone().prototype);
+    expect(fromDecimalText(Planted, "1.5")).toBeUndefined();
+  });
+
+  it("values without the own constructor field make it fall back", () => {
+    const { Planted } = plantedOn((value) => {
+      delete (value as { constructor?: unknown }).constructor;
+    });
+    expect(fromDecimalText(Planted, "1.5")).toBeUndefined();
+  });
+
+  it("values whose constructor field names another constructor make it fall back", () => {
+    const { Clone, Planted } = plantedOn((value) => {
+      (value as { constructor: unknown }).constructor = Clone;
+    });
+    expect(fromDecimalText(Planted, "1.5")).toBeUndefined();
+  });
+
+  it("values that keep their digits out of sight (text only the constructor knows) make it fall back", () => {
+    const hidden = new WeakMap<object, string>();
+    const { Clone, Planted } = plantedOn((value) => {
+      hidden.set(value, "hidden");
+      // Same prototype on both sides: only what the values print can tell them apart.
+      Object.setPrototypeOf(value, Planted.prototype);
+    });
+    Planted.prototype = Object.create(Clone.prototype, {
+      toString: {
+        value(this: object) {
+          return hidden.get(this) ?? "lost";
+        },
+      },
+    });
+    // The fields agree, but the constructor's values carry state the fast path cannot write.
+    expect(fromDecimalText(Planted, "1.5")).toBeUndefined();
+  });
 });

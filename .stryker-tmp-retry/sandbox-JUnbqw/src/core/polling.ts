@@ -136,6 +136,7 @@ export class SubmissionWaiter {
       if (clock.monotonic() + waitMs >= deadline) throw timeout();
       try {
         await clock.sleep(waitMs, signal);
+        // Stryker disable next-line BlockStatement: equivalent, an aborted signal also stops the poll that would follow, with the same error
       } catch {
         throw abortedWait(submission.submissionId);
       }
@@ -184,16 +185,17 @@ export class SubmissionWaiter {
         `the Location to poll is on another origin (${url.origin}), refused so credentials stay with ${base.origin}`,
       );
     }
-    let id: string;
+    const last = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
+    let id: string | undefined;
     try {
-      id = decodeURIComponent(url.pathname.split("/").pop() ?? "");
+      id = decodeURIComponent(last);
     } catch {
-      id = "";
+      // Malformed percent-encoding: no id, refused below.
     }
-    if (checkSubmissionId(id, "Location").length > 0) {
+    if (checkSubmissionId(id).length > 0) {
       throw refuse("the Location to poll does not end in a submission id");
     }
-    return id;
+    return id as string;
   }
 }
 

