@@ -135,7 +135,6 @@ export class SubmissionWaiter {
       if (clock.monotonic() + waitMs >= deadline) throw timeout();
       try {
         await clock.sleep(waitMs, signal);
-        // Stryker disable next-line BlockStatement: equivalent, an aborted signal also stops the poll that would follow, with the same error
       } catch {
         throw abortedWait(submission.submissionId);
       }
