@@ -96,6 +96,7 @@ function build<D extends DecimalJs>(Ctor: new (value: string) => D, text: string
   const start = negative ? 1 : 0;
   const end = text.length;
   let point = text.indexOf(".", start);
+  // Stryker disable next-line EqualityOperator: equivalent, plain decimal text never starts with its point
   if (point < 0) point = end;
   // First and last significant digit, as positions in the text (the point skipped over).
   let first = start;
@@ -116,6 +117,7 @@ function build<D extends DecimalJs>(Ctor: new (value: string) => D, text: string
     return x;
   }
   // The exponent: digits between the first significant one and the point, less one.
+  // Stryker disable next-line EqualityOperator: equivalent, the scan above never stops on the point
   const e = first < point ? point - first - 1 : point - first;
   x.e = e;
   // The first word holds (e + 1) mod 7 digits (7 when that is 0), every later word 7, and the last

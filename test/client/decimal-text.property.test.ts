@@ -37,6 +37,20 @@ describe("fromDecimalText", () => {
     );
   });
 
+  it.each([
+    "0.01",
+    "0.00123456789012",
+    "-0.0000001",
+    "0.000000012345678",
+    "10.00",
+    "1234567.0000000",
+    "00012345678.9",
+    "1000000000.0",
+    "-120000000000000.0000000000",
+  ])("builds %s as decimal.js does: exponent below zero, words across the point", (text) => {
+    expect(parts(fromDecimalText(Decimal, text) as Decimal)).toEqual(parts(new Decimal(text)));
+  });
+
   it("keeps every digit of a 10-fractional-digit total", () => {
     expect(fromDecimalText(Decimal, "12345678901234.5678901234")?.toFixed(10)).toBe(
       "12345678901234.5678901234",

@@ -126,7 +126,9 @@ describe.runIf(available)("OrderMirror on PostgreSQL", () => {
       return sandbox.fetch(request);
     })) as [OrderMirror, OrderMirror];
     void a.sync();
-    for (let i = 0; i < 200 && !frozen; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Polls for A to reach its second page (real processes and a real database: no fake clock).
+    for (let i = 0; i < 3000 && !frozen; i++)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     expect(frozen).toBe(true);
     const blocked = await b.sync();
     expect(blocked.ordersSeen).toBe(0);
