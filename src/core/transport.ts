@@ -187,17 +187,19 @@ export class Transport {
     const method = methodOf(operation);
     // The filled-in path is only needed for messages and log lines; most calls never build it.
     const path = () => displayPath(operation);
+    // p-retry checks the caller's signal before each attempt; send checks it again.
     const signal = options.signal;
-    if (signal?.aborted) throw new APIUserAbortError();
 
+    const gate = this.#config.rateLimitGate;
+    if (gate) await this.#waitForFleet(gate, operation, options);
+
+    // After the fleet's wait: the time it took counts against the deadline too.
     let timeoutMs = options.timeoutMs ?? this.#config.timeoutMs;
     if (options.deadline !== undefined) {
       timeoutMs = Math.min(timeoutMs, options.deadline - clock.monotonic());
       if (timeoutMs <= 0)
         throw new APITimeoutError(`${method} ${path()}: the deadline has passed.`);
     }
-
-    if (this.#config.rateLimitGate) await this.#waitForFleet(operation, options);
 
     const started = log.enabled("debug") ? clock.monotonic() : 0;
     used.token = undefined;
@@ -273,11 +275,16 @@ export class Transport {
    * a local `Retry-After`: past the 60 s ceiling the call throws `RateLimitError` at once, and a wait
    * that would pass the deadline is not started.
    */
-  async #waitForFleet(operation: Operation, options: CallOptions): Promise<void> {
-    const { clock, log, rateLimitGate } = this.#config;
+  async #waitForFleet(
+    gate: RateLimitGate,
+    operation: Operation,
+    options: CallOptions,
+  ): Promise<void> {
+    const { clock, log } = this.#config;
     let waitMs: number;
     try {
-      waitMs = (await rateLimitGate?.waitMs()) ?? 0;
+      // A gate that answers no number (undefined, NaN) is open: the test below returns.
+      waitMs = await gate.waitMs();
     } catch (cause) {
       this.#gateUnavailable(cause);
       return;
