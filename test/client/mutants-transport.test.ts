@@ -284,3 +284,17 @@ describe("the deadline of a wait bounds each attempt", () => {
     expect(server.apiRequests).toHaveLength(0);
   });
 });
+
+describe("the path in messages and log lines", () => {
+  it("has its parameters filled in", async () => {
+    const logger = recorder();
+    const { client, server } = harness({ logger, logLevel: "debug", maxRetries: 0 });
+    server.on("GET /v1/orders/1042", () => problem(404, "order_not_found"));
+    const error = (await rejection(client.orders.get(1042))) as Error;
+    expect(error.message).toMatch(/^GET \/v1\/orders\/1042\b/);
+    const lines = logger.calls.filter(([, message]) => String(message).includes("/v1/orders"));
+    expect(lines).toEqual([
+      ["debug", "[partner-orders] GET /v1/orders/1042", { status: 404, attempt: 1, ms: 0 }],
+    ]);
+  });
+});
