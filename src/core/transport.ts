@@ -245,7 +245,7 @@ export class Transport {
     );
 
     const { response } = result;
-    // Stryker disable next-line ConditionalExpression: log.debug writes nothing when debug is off; the test only skips building the line
+    // Stryker disable next-line ConditionalExpression: log.debug writes nothing when debug is off; the check only skips building the line
     if (log.enabled("debug")) {
       log.debug(`${method} ${path()}`, {
         status: response.status,
