@@ -116,7 +116,8 @@ export class Transport {
   constructor(config: TransportConfig) {
     this.#config = config;
     this.#http = createClient<paths>({
-      baseUrl: config.baseUrl.href.replace(/\/$/, ""),
+      // openapi-fetch drops the trailing slash of the href itself.
+      baseUrl: config.baseUrl.href,
       // Bodies arrive already serialised, once per call (`#run`), so every retry sends identical bytes.
       bodySerializer: (body: unknown) => body as string,
     });
@@ -140,7 +141,8 @@ export class Transport {
 
   async #run<T>(operation: Operation, options: CallOptions): Promise<WithResponse<T>> {
     const { clock, log, tokens } = this.#config;
-    const body = operation.body === undefined ? undefined : JSON.stringify(operation.body);
+    // JSON.stringify(undefined) is undefined: a call without a body sends none.
+    const body: string | undefined = JSON.stringify(operation.body);
     const signal = options.signal;
     const method = methodOf(operation);
     // What the latest attempt sent: a 401 drops that token only, not one another call minted since.
@@ -155,6 +157,7 @@ export class Transport {
           clock,
           signal,
           deadline: options.deadline,
+          // Stryker disable next-line OptionalChaining: a token was sent only when there is a token source
           onUnauthorized: () => used.token !== undefined && tokens?.invalidate(used.token) === true,
           onRetry: ({ error, attempt, delayMs }) =>
             log.info(`retrying ${method} ${displayPath(operation)}`, {
@@ -187,17 +190,20 @@ export class Transport {
     const method = methodOf(operation);
     // The filled-in path is only needed for messages and log lines; most calls never build it.
     const path = () => displayPath(operation);
+    // p-retry checks the caller's signal before each attempt; send checks it again.
     const signal = options.signal;
-    if (signal?.aborted) throw new APIUserAbortError();
 
+    const gate = this.#config.rateLimitGate;
+    if (gate) await this.#waitForFleet(gate, operation, options);
+
+    // After the fleet's wait: the time it took counts against the deadline too.
     let timeoutMs = options.timeoutMs ?? this.#config.timeoutMs;
     if (options.deadline !== undefined) {
       timeoutMs = Math.min(timeoutMs, options.deadline - clock.monotonic());
       if (timeoutMs <= 0)
+        // Stryker disable next-line StringLiteral: a wait (the only caller with a deadline) reports SubmissionTimeoutError instead
         throw new APITimeoutError(`${method} ${path()}: the deadline has passed.`);
     }
-
-    if (this.#config.rateLimitGate) await this.#waitForFleet(operation, options);
 
     const started = log.enabled("debug") ? clock.monotonic() : 0;
     used.token = undefined;
@@ -239,6 +245,7 @@ export class Transport {
     );
 
     const { response } = result;
+    // Stryker disable next-line ConditionalExpression: log.debug writes nothing when debug is off; the check only skips building the line
     if (log.enabled("debug")) {
       log.debug(`${method} ${path()}`, {
         status: response.status,
@@ -273,11 +280,16 @@ export class Transport {
    * a local `Retry-After`: past the 60 s ceiling the call throws `RateLimitError` at once, and a wait
    * that would pass the deadline is not started.
    */
-  async #waitForFleet(operation: Operation, options: CallOptions): Promise<void> {
-    const { clock, log, rateLimitGate } = this.#config;
+  async #waitForFleet(
+    gate: RateLimitGate,
+    operation: Operation,
+    options: CallOptions,
+  ): Promise<void> {
+    const { clock, log } = this.#config;
     let waitMs: number;
     try {
-      waitMs = (await rateLimitGate?.waitMs()) ?? 0;
+      // A gate that answers no number (undefined, NaN) is open: the test below returns.
+      waitMs = await gate.waitMs();
     } catch (cause) {
       this.#gateUnavailable(cause);
       return;
@@ -297,8 +309,9 @@ export class Transport {
         message: `${method} ${path} not sent: the fleet waits ${seconds} s for the rate limit (Retry-After met by another process), longer than the ${ceiling} s ceiling.`,
       });
     }
-    if (options.deadline !== undefined && clock.monotonic() + waitMs > options.deadline) {
+    if (clock.monotonic() + waitMs > (options.deadline ?? Number.POSITIVE_INFINITY)) {
       throw new APITimeoutError(
+        // Stryker disable next-line StringLiteral: a wait (the only caller with a deadline) reports SubmissionTimeoutError instead
         `${method} ${path} not sent: the fleet's wait for the rate limit ends after the deadline.`,
       );
     }
@@ -317,6 +330,7 @@ export class Transport {
 /** The request path with its parameters filled in and no query string: safe for messages and logs. */
 export function displayPath(operation: Operation): string {
   return routes[operation.operationId].path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    // Stryker disable next-line OptionalChaining,StringLiteral: operation() requires every path parameter its path names
     encodeURIComponent(String(operation.params.path?.[name] ?? "")),
   );
 }
