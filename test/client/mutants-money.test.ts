@@ -137,3 +137,36 @@ describe("a money field that is not an amount at all", () => {
     },
   );
 });
+
+describe("money text longer than the fast path reads", () => {
+  // Over 200 characters, plain decimal text goes to decimal.js's own parser, after the same check.
+  const long = "9".repeat(240);
+  it.each([
+    [long, long],
+    [`-${long}.25`, `-${long}.25`],
+    [`${long}.5`, `${long}.5`],
+  ])("%#: converted exactly", async (text, expected) => {
+    const order = (await decode(
+      "getOrder",
+      JSON.stringify({
+        orderNumber: 1,
+        totals: { item: text, shipping: null, tax: null, order: null },
+      }),
+    )) as { totals: { item: { toFixed: () => string } } };
+    expect(order.totals.item.toFixed()).toBe(expected);
+  });
+
+  it.each([`${long}e2`, `+${long}`, `${long}.`, `${long}x`, `0x${long}`])(
+    "%#: refused like short text",
+    async (text) => {
+      const error = await decodeError(
+        "getOrder",
+        JSON.stringify({
+          orderNumber: 1,
+          totals: { item: text, shipping: null, tax: null, order: null },
+        }),
+      );
+      expect(error.message).toContain("is not a decimal amount");
+    },
+  );
+});
