@@ -1,31 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES, validateOrderRequest } from "../../src/core/validation";
-
-type Json = Record<string, unknown>;
-
-const address = (): Json => ({
-  name: "Ada Lovelace",
-  address1: "1 Main St",
-  city: "Springfield",
-  state: "IL",
-  postalCode: "62701",
-  country: "US",
-});
-
-const line = (index = 0, extra: Json = {}): Json => ({
-  productId: "SLO_123",
-  partnerLineId: `line-${index}`,
-  quantity: 1,
-  ...extra,
-});
-
-const order = (extra: Json = {}): Json => ({
-  siteId: 7,
-  partnerOrderId: "PO-1",
-  shipTo: address(),
-  lines: [line()],
-  ...extra,
-});
+import { address, type Json, line, order } from "./requests";
 
 /** A request without `key`. */
 const without = (request: Json, key: string): Json => {

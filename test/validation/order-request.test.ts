@@ -2,33 +2,7 @@ import { describe, expect, it } from "vitest";
 import { RequestValidationError } from "../../src/core/errors";
 import { assertValid, MAX_BODY_BYTES, validateOrderRequest } from "../../src/core/validation";
 import { utf8Length } from "../../src/internal/bytes";
-
-type Json = Record<string, unknown>;
-
-const address = (): Json => ({
-  name: "Ada Lovelace",
-  address1: "1 Main St",
-  city: "Springfield",
-  state: "IL",
-  postalCode: "62701",
-  country: "US",
-});
-
-const line = (index = 0, extra: Json = {}): Json => ({
-  productId: "SLO_123",
-  partnerLineId: `line-${index}`,
-  quantity: 1,
-  ...extra,
-});
-
-/** A valid request with an order-level shipTo; `extra` overrides top-level fields. */
-const order = (extra: Json = {}): Json => ({
-  siteId: 7,
-  partnerOrderId: "PO-1",
-  shipTo: address(),
-  lines: [line()],
-  ...extra,
-});
+import { address, type Json, line, order } from "./requests";
 
 /** Paths of the violations, for exact comparison. */
 const paths = (request: unknown): string[] => validateOrderRequest(request).map((v) => v.path);
