@@ -1,17 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createLog, type Logger, type LogLevel, resolveLog } from "../../src/core/logger";
-
-/** A logger that records each call as `[method, ...args]`. */
-function recorder(): Logger & { calls: unknown[][] } {
-  const calls: unknown[][] = [];
-  return {
-    calls,
-    debug: (...args: unknown[]) => calls.push(["debug", ...args]),
-    info: (...args: unknown[]) => calls.push(["info", ...args]),
-    warn: (...args: unknown[]) => calls.push(["warn", ...args]),
-    error: (...args: unknown[]) => calls.push(["error", ...args]),
-  };
-}
+import { createLog, type LogLevel, resolveLog } from "../../src/core/logger";
+import { recorder } from "../support/logger";
 
 const levels = ["debug", "info", "warn", "error"] as const;
 

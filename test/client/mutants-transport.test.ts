@@ -5,24 +5,12 @@ import {
   RateLimitError,
   SubmissionTimeoutError,
 } from "../../src/core/errors";
-import type { Logger } from "../../src/core/logger";
 import type { RateLimitGate } from "../../src/fleet/rate-limit-gate";
 import { harness, rejection } from "../support/client";
 import { FakeClock } from "../support/fake-clock";
 import { json, problem, stall } from "../support/fake-server";
 import { me, orderRequest, submission, submissionId } from "../support/fixtures";
-
-/** A logger that records each call as `[level, message, fields?]`. */
-function recorder(): Logger & { calls: unknown[][] } {
-  const calls: unknown[][] = [];
-  return {
-    calls,
-    debug: (...args: unknown[]) => calls.push(["debug", ...args]),
-    info: (...args: unknown[]) => calls.push(["info", ...args]),
-    warn: (...args: unknown[]) => calls.push(["warn", ...args]),
-    error: (...args: unknown[]) => calls.push(["error", ...args]),
-  };
-}
+import { recorder } from "../support/logger";
 
 /** A fleet's gate kept on the test's clock, as Redis keeps it on its own. */
 function memoryGate(clock: FakeClock): RateLimitGate & { closes: number[]; asked: number } {

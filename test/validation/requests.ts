@@ -1,14 +1,10 @@
+import { orderRequest } from "../support/fixtures";
+
 /** Order requests for the validation tests, as plain JSON a caller without types could send. */
 export type Json = Record<string, unknown>;
 
-export const address = (): Json => ({
-  name: "Ada Lovelace",
-  address1: "1 Main St",
-  city: "Springfield",
-  state: "IL",
-  postalCode: "62701",
-  country: "US",
-});
+/** The order-level address of the client tests' request (test/support/fixtures.ts). */
+export const address = (): Json => ({ ...orderRequest().shipTo });
 
 export const line = (index = 0, extra: Json = {}): Json => ({
   productId: "SLO_123",
