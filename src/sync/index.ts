@@ -2,17 +2,34 @@
  * `partner-orders/sync`: a local mirror of the partner's orders, items and shipments that converges
  * on the service's truth, and a stream of what changed (API.md, "Keeping a local mirror").
  */
+
+export {
+  MirrorError,
+  SchemaVersionError,
+  type StoreAccount,
+  StoreAccountError,
+  StoreLockedError,
+  SweepHeldError,
+} from "./errors";
 export { OrderMirror } from "./mirror";
-export { type PgClientLike, type PgPoolLike, type PgResult, postgresStore } from "./postgres";
-export { sqliteStore } from "./sqlite";
+export {
+  type PgClientLike,
+  type PgPoolLike,
+  type PgResult,
+  postgresStore,
+} from "./stores/postgres";
+export { sqliteStore } from "./stores/sqlite";
 export type {
   Change,
   ChangeBase,
   ChangeCause,
   ChangeType,
   Commit,
+  ConsumerStatus,
   FieldChanges,
+  InvalidOrder,
   MirroredOrder,
+  MirrorStatus,
   MirrorStore,
   NewChange,
   OrderMirrorOptions,

@@ -528,6 +528,7 @@ function emptyReport(): SyncReport {
     shipmentsReread: 0,
     changesWritten: 0,
     requests: 0,
+    invalidOrders: [],
     durationMs: 0,
   };
 }

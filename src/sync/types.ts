@@ -2,6 +2,7 @@ import type { PartnerOrders } from "../client";
 import type { Logger } from "../core/logger";
 import type { Order, OrderItem, Shipment } from "../core/models";
 import type { Clock } from "../internal/clock";
+import type { StoreAccount } from "./errors";
 
 /** What made the mirror read an order: a sweep of the list, an open-order poll, a webhook, `refresh()`. */
 export type ChangeCause = "sweep" | "poll" | "webhook" | "refresh";
@@ -106,6 +107,12 @@ export type Change = ChangeBase &
         /** A stored order now answers 404: kept and flagged, never deleted or marked cancelled. */
         type: "order.unresolvable";
       }
+    | {
+        /** An order that answered 404 answers again (it is no longer flagged unresolvable). */
+        type: "order.restored";
+        /** The order as read. */
+        order: Order;
+      }
   );
 
 /** The `type` of a {@link Change}. */
@@ -137,8 +144,58 @@ export interface SyncReport {
   changesWritten: number;
   /** HTTP requests made through the client (retries counted by the client, not here). */
   requests: number;
+  /** Orders kept out because the client could not decode them (tried again next sweep). */
+  invalidOrders: InvalidOrder[];
   /** How long the pass took, in milliseconds (the mirror's clock). */
   durationMs: number;
+}
+
+/** An order the mirror keeps out: the client could not decode what the service sent for it. */
+export interface InvalidOrder {
+  /** The order's number; null when the row carried none that could be read. */
+  orderNumber: number | null;
+  /** The field at fault, as a path (`totals.order`, `items[].lineTotal`). */
+  field: string;
+  /** Why it was refused. */
+  reason: string;
+  /** When the mirror last tried it (ISO 8601, the mirror's clock). */
+  at: string;
+}
+
+/** What {@link OrderMirror.status} tells an operator. Times are ISO 8601 on the mirror's clock. */
+export interface MirrorStatus {
+  /** The last sweep that ended, in any process: when, and whether it finished or the error's code. */
+  lastSweep: { at: string; ok: true } | { at: string; ok: false; code: string } | null;
+  /** Who holds the sweep now, if anyone; `self` when it is this mirror. */
+  sweepHolder: { holder: string; since: string | null; expiresAt: string; self: boolean } | null;
+  /** Orders not closed (re-read every `openOrderIntervalMs`). */
+  openOrders: number;
+  /** Orders whose re-read is due now. */
+  dueNow: number;
+  /** How long the oldest due order has waited past its time, in ms; null when none is due. */
+  oldestDueLagMs: number | null;
+  /** Orders kept out as invalid (see {@link InvalidOrder}). */
+  invalidOrders: InvalidOrder[];
+  /** The last error the mirror logged, in any process: when, its code and message. */
+  lastError: { at: string; code: string; message: string } | null;
+  /** Each named consumer: its position, and how far it trails the newest change. */
+  consumers: ConsumerStatus[];
+  /** The schema version of the store. */
+  schemaVersion: number;
+  /** The account the store belongs to; null before the first sync. */
+  account: StoreAccount | null;
+}
+
+/** A named consumer's position and lag. */
+export interface ConsumerStatus {
+  /** The consumer's name. */
+  name: string;
+  /** The id of the last change it finished. */
+  position: number;
+  /** Changes written after its position. */
+  lagChanges: number;
+  /** How long ago the oldest change it has not finished was observed, in ms; 0 when caught up. */
+  lagMs: number;
 }
 
 /** Options of {@link OrderMirror}. */
@@ -169,14 +226,16 @@ export interface OrderMirrorOptions {
   concurrency?: number;
   /**
    * How long the sweep lease lasts without renewal (a holder renews it as its sweep makes
-   * progress). Processes sharing a `postgresStore` sweep one at a time; when the holder dies, another
-   * takes the sweep over from its checkpoint after this long.
+   * progress). Processes sharing a `postgresStore` sweep one at a time. A holder that died is
+   * passed over at once when the store can tell (SQLite: its process is gone; PostgreSQL: its
+   * connection closed), and after this long otherwise.
    * @default 60000 (1 min)
    */
   sweepLeaseMs?: number;
   /**
-   * Where warnings go (a failed read, a store error); never a token or a body.
-   * @default undefined (nothing is logged)
+   * Where warnings go (a failed read, a store error, a process that cannot keep up), each with the
+   * problem's code and what the mirror does next; never a token or a body.
+   * @default warnings to stderr
    */
   logger?: Logger;
   /**
@@ -230,8 +289,24 @@ export interface Commit {
  * (`commit`), and change ids increase in commit order, so a consumer reading by id misses none.
  */
 export interface MirrorStore {
-  /** Creates the tables when missing. Called once by the mirror before first use. */
+  /**
+   * Creates the tables when missing, or migrates an older schema forward in one transaction; a
+   * newer schema is refused with `SchemaVersionError`. Called once by the mirror before first use,
+   * for reading as for writing.
+   */
   open(): Promise<void>;
+  /**
+   * Claims the store for this process's mirror before it writes (`sync`, `run`, `handleEvent`,
+   * `refresh`). SQLite is one process: another live process holding it gives `StoreLockedError`;
+   * PostgreSQL has nothing to claim. `holder` is the mirror's name (`host/pid/id`).
+   */
+  claimWriter(holder: string): Promise<void>;
+  /**
+   * Records the account on first use; another account is refused with `StoreAccountError`.
+   */
+  claimAccount(account: StoreAccount): Promise<void>;
+  /** The store's schema version and account (null before the first claim). */
+  info(): Promise<{ schemaVersion: number; account: StoreAccount | null }>;
   /**
    * In one transaction: reads the stored row of `orderNumber` (locked against other writers), calls
    * `decide` with it, writes the row it returns and appends its changes. Returns the changes as
@@ -252,13 +327,18 @@ export interface MirrorStore {
   claimDue(epochMs: number, limit: number, holdUntil: number): Promise<number[]>;
   /**
    * Takes or renews the lease `name` for `holder` until `expiresAt` (epoch ms); false while another
-   * holder's lease has not expired. One sweep at a time across processes.
+   * live holder's lease has not expired. A holder the store knows to be dead (`holderIsDead`, or a
+   * PostgreSQL session that ended) does not count. One sweep at a time across processes.
    */
   lease(name: string, holder: string, now: number, expiresAt: number): Promise<boolean>;
+  /** Who holds lease `name`, since when and until when (epoch ms); null when nobody does. */
+  leaseHolder(name: string): Promise<{ holder: string; since: number; expiresAt: number } | null>;
   /** Gives the lease back, if `holder` still has it. */
   releaseLease(name: string, holder: string): Promise<void>;
   /** The earliest `nextPollAt`, or null when nothing is due ever. */
   nextDue(): Promise<number | null>;
+  /** Orders not closed; orders due at `epochMs`, and the earliest due time among them. */
+  dueStats(epochMs: number): Promise<{ open: number; due: number; oldestDueAt: number | null }>;
   /** Stored orders not seen in `sweep` and not already unresolvable. */
   unseen(sweep: number): Promise<number[]>;
   /** Marks orders as seen on the list in `sweep`, without touching anything else. */
@@ -275,6 +355,10 @@ export interface MirrorStore {
   getPosition(consumer: string): Promise<number | null>;
   /** Stores a named consumer's position. */
   setPosition(consumer: string, id: number): Promise<void>;
+  /** Every named consumer and its position, by name. */
+  consumers(): Promise<{ name: string; position: number }[]>;
+  /** The `observedAt` of the first change after `afterId`, or null when there is none. */
+  firstObservedAfter(afterId: number): Promise<string | null>;
   /** Closes the connection (a pool the store made itself); the store can be opened again. */
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
-import { PartnerOrdersError } from "../core/errors";
+import { PartnerOrdersError } from "../../core/errors";
+import type { Change, MirrorStore } from "../types";
 import {
   type ChangeRow,
   changeToRow,
@@ -7,7 +8,6 @@ import {
   rowToChange,
   rowToOrder,
 } from "./rows";
-import type { Change, MirrorStore } from "./types";
 
 /** The part of better-sqlite3 the store uses; typed here so no declaration needs the package. */
 interface Database {
@@ -97,6 +97,11 @@ export function sqliteStore(path: string): MirrorStore {
       db.pragma("busy_timeout = 5000");
       db.exec(SCHEMA);
     },
+    async claimWriter() {},
+    async claimAccount() {},
+    async info() {
+      return { schemaVersion: 1, account: null };
+    },
     async commit(orderNumber, decide) {
       const run = (db as Database).transaction(() => {
         const row = sql("SELECT * FROM po_orders WHERE order_number = ?").get(orderNumber);
@@ -135,6 +140,30 @@ export function sqliteStore(path: string): MirrorStore {
          WHERE po_leases.holder = excluded.holder OR po_leases.expires_at <= ?`,
       ).run(name, holder, expiresAt, now);
       return taken.changes > 0;
+    },
+    async leaseHolder(name) {
+      const row = sql("SELECT holder, expires_at FROM po_leases WHERE name = ?").get(name) as
+        | { holder: string; expires_at: number }
+        | undefined;
+      return row ? { holder: row.holder, since: Number.NaN, expiresAt: row.expires_at } : null;
+    },
+    async dueStats(epochMs) {
+      const row = sql(
+        "SELECT SUM(closed = 0) AS open, SUM(next_poll_at <= ?) AS due, MIN(CASE WHEN next_poll_at <= ? THEN next_poll_at END) AS oldest FROM po_orders",
+      ).get(epochMs, epochMs) as { open: number | null; due: number | null; oldest: number | null };
+      return { open: row.open ?? 0, due: row.due ?? 0, oldestDueAt: row.oldest };
+    },
+    async consumers() {
+      return sql("SELECT name, position FROM po_consumers ORDER BY name").all() as {
+        name: string;
+        position: number;
+      }[];
+    },
+    async firstObservedAfter(afterId) {
+      const row = sql("SELECT observed_at FROM po_changes WHERE id > ? ORDER BY id LIMIT 1").get(
+        afterId,
+      ) as { observed_at: string } | undefined;
+      return row?.observed_at ?? null;
     },
     async releaseLease(name, holder) {
       sql("DELETE FROM po_leases WHERE name = ? AND holder = ?").run(name, holder);

@@ -1,4 +1,5 @@
-import { PartnerOrdersError } from "../core/errors";
+import { PartnerOrdersError } from "../../core/errors";
+import type { Change, MirrorStore } from "../types";
 import {
   type ChangeRow,
   changeToRow,
@@ -7,7 +8,6 @@ import {
   rowToChange,
   rowToOrder,
 } from "./rows";
-import type { Change, MirrorStore } from "./types";
 
 /** The part of a `pg.Pool` the store uses; typed here so no declaration needs the package. */
 export interface PgPoolLike {
@@ -111,6 +111,11 @@ export function postgresStore(pool: PgPoolLike | string): MirrorStore {
         client.release();
       }
     },
+    async claimWriter() {},
+    async claimAccount() {},
+    async info() {
+      return { schemaVersion: 1, account: null };
+    },
     async commit(orderNumber, decide) {
       if (!db) await q("");
       const client = await (db as PgPoolLike).connect();
@@ -181,6 +186,39 @@ export function postgresStore(pool: PgPoolLike | string): MirrorStore {
         [name, holder, expiresAt, now],
       );
       return (rowCount ?? 0) > 0;
+    },
+    async leaseHolder(name) {
+      const { rows } = await q("SELECT holder, expires_at FROM po_leases WHERE name = $1", [name]);
+      const row = rows[0] as { holder: string; expires_at: string } | undefined;
+      return row
+        ? { holder: row.holder, since: Number.NaN, expiresAt: Number(row.expires_at) }
+        : null;
+    },
+    async dueStats(epochMs) {
+      const { rows } = await q(
+        "SELECT COUNT(*) FILTER (WHERE NOT closed) AS open, COUNT(*) FILTER (WHERE next_poll_at <= $1) AS due, MIN(next_poll_at) FILTER (WHERE next_poll_at <= $1) AS oldest FROM po_orders",
+        [epochMs],
+      );
+      const row = rows[0] as { open: string; due: string; oldest: string | null };
+      return {
+        open: Number(row.open),
+        due: Number(row.due),
+        oldestDueAt: row.oldest === null ? null : Number(row.oldest),
+      };
+    },
+    async consumers() {
+      const { rows } = await q("SELECT name, position FROM po_consumers ORDER BY name");
+      return (rows as { name: string; position: string }[]).map((r) => ({
+        name: r.name,
+        position: Number(r.position),
+      }));
+    },
+    async firstObservedAfter(afterId) {
+      const { rows } = await q(
+        "SELECT observed_at FROM po_changes WHERE id > $1 ORDER BY id LIMIT 1",
+        [afterId],
+      );
+      return (rows[0] as { observed_at: string } | undefined)?.observed_at ?? null;
     },
     async releaseLease(name, holder) {
       await q("DELETE FROM po_leases WHERE name = $1 AND holder = $2", [name, holder]);

@@ -1,5 +1,5 @@
-import type { Change, NewChange, StoredOrder } from "./types";
-import { reviveItem, reviveOrder } from "./values";
+import type { Change, NewChange, StoredOrder } from "../types";
+import { reviveItem, reviveOrder } from "../values";
 
 /**
  * Rows as both stores keep them: one row per order (the order, its items and its shipments as JSON

@@ -1,0 +1,104 @@
+import { PartnerOrdersError } from "../core/errors";
+
+/**
+ * Base of the errors the mirror throws itself (a store that refuses, a sweep held elsewhere, an
+ * error no retry can fix). `code` is stable: branch on it; `hint` says what to do.
+ */
+export class MirrorError extends PartnerOrdersError {
+  override name = "MirrorError";
+  /** Stable, machine-readable: `store_locked`, `schema_too_new`, `sweep_held`... */
+  readonly code: string;
+  /** What an operator can do about it, in a sentence. */
+  readonly hint: string | undefined;
+
+  constructor(code: string, message: string, options: { hint?: string; cause?: unknown } = {}) {
+    super(options.hint ? `${message} ${options.hint}` : message, { cause: options.cause });
+    this.code = code;
+    this.hint = options.hint;
+  }
+}
+
+/** SQLite is one process: another live process runs the mirror on this file. */
+export class StoreLockedError extends MirrorError {
+  override name = "StoreLockedError";
+  constructor(
+    /** The database file. */
+    readonly path: string,
+    /** The process that holds it. */
+    readonly holderPid: number,
+    /** The host it runs on. */
+    readonly holderHost: string,
+  ) {
+    super(
+      "store_locked",
+      `${path} is in use by process ${holderPid} on ${holderHost}, which runs the mirror on it.`,
+      {
+        hint: "SQLite is one process: stop that process, or use postgresStore for many. changes(), get() and orders() from other processes still work.",
+      },
+    );
+  }
+}
+
+/** The store was written by a newer version of partner-orders. */
+export class SchemaVersionError extends MirrorError {
+  override name = "SchemaVersionError";
+  constructor(
+    /** The schema version the store holds. */
+    readonly found: number,
+    /** The newest version this package knows. */
+    readonly supported: number,
+    where: string,
+  ) {
+    super(
+      "schema_too_new",
+      `${where} has mirror schema version ${found}; this version of partner-orders knows versions up to ${supported}.`,
+      { hint: "Upgrade partner-orders, or use another database." },
+    );
+  }
+}
+
+/** The store already belongs to another account (partner and base URL). */
+export class StoreAccountError extends MirrorError {
+  override name = "StoreAccountError";
+  constructor(
+    /** The account the store recorded on first use. */
+    readonly stored: StoreAccount,
+    /** The account of the client given to the mirror. */
+    readonly given: StoreAccount,
+  ) {
+    super(
+      "store_account_mismatch",
+      `This store mirrors partner ${stored.partnerId} at ${stored.baseUrl}, not partner ${given.partnerId} at ${given.baseUrl}.`,
+      {
+        hint: "Use one store per account: another SQLite file, or postgresStore(url, { schema }).",
+      },
+    );
+  }
+}
+
+/** Another process holds the sweep: `sync()` made no pass. */
+export class SweepHeldError extends MirrorError {
+  override name = "SweepHeldError";
+  constructor(
+    /** The holder's name (`host/pid/id`). */
+    readonly holder: string,
+    /** When it took the sweep (ISO 8601), when known. */
+    readonly since: string | null,
+  ) {
+    super(
+      "sweep_held",
+      `Another process holds the sweep (${holder}${since ? `, since ${since}` : ""}); no pass was made.`,
+      {
+        hint: "Wait for it to finish, or stop it; a holder that died is taken over automatically.",
+      },
+    );
+  }
+}
+
+/** The account a store belongs to. */
+export interface StoreAccount {
+  /** `partnerId` from `GET /v1/me`. */
+  partnerId: string;
+  /** The client's base URL. */
+  baseUrl: string;
+}
