@@ -33,6 +33,9 @@ export type {
   MirrorStore,
   NewChange,
   OrderMirrorOptions,
+  RunOptions,
   StoredOrder,
+  SyncOptions,
+  SyncProgress,
   SyncReport,
 } from "./types";

@@ -9,8 +9,11 @@ import type {
   Change,
   ChangeCause,
   MirroredOrder,
+  MirrorStatus,
   MirrorStore,
   OrderMirrorOptions,
+  RunOptions,
+  SyncOptions,
   SyncReport,
 } from "./types";
 import { reviveItem, reviveOrder, storable } from "./values";
@@ -99,7 +102,7 @@ export class OrderMirror {
    * items and shipments of new and changed orders, stored orders missing from the list checked one
    * by one, and every open order that is due.
    */
-  async sync(): Promise<SyncReport> {
+  async sync(_options: SyncOptions = {}): Promise<SyncReport> {
     await this.#open();
     const started = this.#clock.monotonic();
     this.#report = emptyReport();
@@ -113,7 +116,7 @@ export class OrderMirror {
    * `openOrderIntervalMs`, events as `handleEvent` receives them. A failed read is logged and
    * tried again on the next round; it never ends the loop.
    */
-  async run(options: { signal?: AbortSignal } = {}): Promise<void> {
+  async run(options: RunOptions = {}): Promise<void> {
     const { signal } = options;
     await this.#open();
     let nextSweep = this.#clock.now();
@@ -217,6 +220,11 @@ export class OrderMirror {
       shipments: (row.shipments ?? []) as unknown as Shipment[],
       unresolvable: row.unresolvable,
     } as MirroredOrder;
+  }
+
+  /** What an operator needs to see: the last sweep, its holder, due orders and their lag, consumers. */
+  async status(): Promise<MirrorStatus> {
+    throw new PartnerOrdersError("status() is not built yet");
   }
 
   /** Waits for reads under way, then closes the store. */

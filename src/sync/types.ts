@@ -150,6 +150,32 @@ export interface SyncReport {
   durationMs: number;
 }
 
+/** How far a pass has come, for a progress line (`sync({ onProgress })`, `run({ onProgress })`). */
+export interface SyncProgress {
+  /** List pages read in this pass. */
+  pages: number;
+  /** Orders seen on the list in this pass. */
+  orders: number;
+  /** Requests made in this pass. */
+  requests: number;
+  /** Requests per second in this pass so far. */
+  ratePerSecond: number;
+}
+
+/** Options of {@link OrderMirror.sync}. */
+export interface SyncOptions {
+  /** Called as the pass makes progress (after each list page and each batch of reads). */
+  onProgress?: (progress: SyncProgress) => void;
+}
+
+/** Options of {@link OrderMirror.run}. */
+export interface RunOptions extends SyncOptions {
+  /** Ends the loop (after the write under way). */
+  signal?: AbortSignal;
+  /** Called after each sweep this process makes, with what it did. */
+  onPass?: (report: SyncReport) => void;
+}
+
 /** An order the mirror keeps out: the client could not decode what the service sent for it. */
 export interface InvalidOrder {
   /** The order's number; null when the row carried none that could be read. */
