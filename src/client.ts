@@ -131,6 +131,12 @@ export class PartnerOrders {
     );
   }
 
+  /** The API root this client talks to (`baseUrl`, or `PARTNER_ORDERS_BASE_URL`). */
+  get baseUrl(): string {
+    const { origin, pathname } = this.#options.baseUrl;
+    return `${origin}${pathname.replace(/\/+$/, "")}`;
+  }
+
   /**
    * A client with some options changed that shares this one's connection: the same `fetch` (or
    * client certificate), the same credential and the same token cache, so tokens are requested once

@@ -1,4 +1,5 @@
 import { PartnerOrdersError } from "../core/errors";
+import type { SyncReport } from "./types";
 
 /**
  * Base of the errors the mirror throws itself (a store that refuses, a sweep held elsewhere, an
@@ -76,9 +77,14 @@ export class StoreAccountError extends MirrorError {
   }
 }
 
-/** Another process holds the sweep: `sync()` made no pass. */
+/**
+ * Another process holds the sweep: `sync()` made no sweep. It still read its share of the open
+ * orders that were due; `report` says what it did.
+ */
 export class SweepHeldError extends MirrorError {
   override name = "SweepHeldError";
+  /** What this process did meanwhile (its share of the due open orders). */
+  report: SyncReport | undefined;
   constructor(
     /** The holder's name (`host/pid/id`). */
     readonly holder: string,

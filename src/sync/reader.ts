@@ -1,0 +1,226 @@
+import { isProblem } from "../core/errors";
+import { ALL, type MirrorContext, type Parts } from "./context";
+import { decide, type Observation } from "./diff";
+import { decodeFailure } from "./invalid";
+import type { Change, ChangeCause } from "./types";
+import { storable } from "./values";
+
+type Row = Record<string, unknown>;
+
+const PAGE = { items: 200, shipments: 50 } as const;
+
+/** A read waiting for its turn; a later request for the same order joins it. */
+interface Queued {
+  parts: Parts;
+  cause: ChangeCause;
+  done: Promise<Change[]>;
+}
+
+/**
+ * Reads orders one at a time per order and `concurrency` at a time in all: each read fetches what
+ * it was asked for, has `decide` compare it with the stored row, and commits the new row with its
+ * changes in one transaction.
+ */
+export class Reader {
+  readonly #ctx: MirrorContext;
+  readonly #slots: Semaphore;
+  /** Reads not yet started, per order: events in a burst join one read. */
+  readonly #queued = new Map<number, Queued>();
+  /** The read under way per order, so reads of one order never overlap. */
+  readonly #running = new Map<number, Promise<unknown>>();
+
+  constructor(ctx: MirrorContext) {
+    this.#ctx = ctx;
+    this.#slots = new Semaphore(ctx.concurrency);
+  }
+
+  /** Reads under way or queued (zero once the mirror is idle). */
+  get inFlight(): number {
+    return this.#running.size;
+  }
+
+  /** Resolves once every read under way has ended. */
+  async idle(): Promise<void> {
+    while (this.#running.size) await Promise.allSettled([...this.#running.values()]);
+  }
+
+  /**
+   * Queues a read of `orderNumber`. A read not yet started takes on the parts of a later request
+   * (events in a burst coalesce); reads of one order run one after the other.
+   */
+  schedule(
+    orderNumber: number,
+    parts: Parts,
+    cause: ChangeCause,
+    from: { sweep?: number; listed?: Row } = {},
+  ): Promise<Change[]> {
+    const joinable = from.listed === undefined && from.sweep === undefined;
+    const queued = this.#queued.get(orderNumber);
+    if (queued && joinable) {
+      queued.parts = merge(queued.parts, parts);
+      return queued.done;
+    }
+    const entry: Queued = { parts, cause, done: Promise.resolve([]) };
+    const before = this.#running.get(orderNumber) ?? Promise.resolve();
+    entry.done = before
+      // One turn of the event loop before the read starts, so events delivered together join it.
+      .then(nextTurn)
+      .then(() => {
+        if (this.#queued.get(orderNumber) === entry) this.#queued.delete(orderNumber);
+        return this.#slots.run(() => this.#read(orderNumber, entry.parts, entry.cause, from));
+      });
+    if (joinable) this.#queued.set(orderNumber, entry);
+    // The map holds the settled form, and the entry is removed by comparing with that same promise.
+    const settled: Promise<unknown> = entry.done.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#running.set(orderNumber, settled);
+    void settled.then(() => {
+      if (this.#running.get(orderNumber) === settled) this.#running.delete(orderNumber);
+    });
+    return entry.done;
+  }
+
+  /**
+   * One bounded round of open-order polls: the orders due at `dueBy` (the pass's start), each at
+   * most once, since a claim moves an order's next poll past `dueBy`. Stops between claims when
+   * `stop()` says so (a sweep is due), leaving the rest due.
+   */
+  async pollDue(dueBy: number, stop: () => boolean): Promise<{ polled: number; failed: number }> {
+    const { store, clock, openIntervalMs, concurrency } = this.#ctx;
+    let polled = 0;
+    let failed = 0;
+    while (!stop()) {
+      // Small claims, so the processes of a fleet share the due orders instead of one taking all.
+      const due = await store.claimDue(dueBy, concurrency * 4, clock.now() + openIntervalMs);
+      if (due.length === 0) break;
+      await Promise.all(
+        due.map((n) =>
+          this.schedule(n, { order: false, items: true, shipments: true }, "poll").then(
+            () => {
+              polled++;
+            },
+            (error) => {
+              failed++;
+              this.#ctx.warn(`reading order ${n} failed`, error, "it is read again next round");
+            },
+          ),
+        ),
+      );
+      this.#ctx.report.progress();
+    }
+    return { polled, failed };
+  }
+
+  async #read(
+    orderNumber: number,
+    asked: Parts,
+    cause: ChangeCause,
+    from: { sweep?: number; listed?: Row },
+  ): Promise<Change[]> {
+    const { client, store, clock, report } = this.#ctx;
+    const { listed, sweep } = from;
+    const stored = listed ? undefined : await store.get(orderNumber);
+    // An order never read before is read whole, whatever named it.
+    const parts = listed || stored?.order ? asked : ALL;
+    const seen: Observation = {
+      orderNumber,
+      cause,
+      observedAt: new Date(clock.now()).toISOString(),
+      sweep,
+      nextPollAt: (closed, wasClosed) => this.#nextPoll(closed, wasClosed),
+    };
+    try {
+      if (listed) seen.order = listed;
+      else if (parts.order) {
+        report.requests++;
+        seen.order = storable(await client.orders.get(orderNumber));
+      }
+      if (parts.items) {
+        seen.items = await this.#collect(client.orders.items(orderNumber, { limit: PAGE.items }));
+        report.itemsReread++;
+      }
+      if (parts.shipments) {
+        seen.shipments = await this.#collect(
+          client.orders.shipments(orderNumber, { limit: PAGE.shipments }),
+        );
+        report.shipmentsReread++;
+      }
+    } catch (error) {
+      const invalid = decodeFailure(error, orderNumber, clock.now());
+      if (invalid) {
+        // Kept out, named, and read again later; the other orders go on.
+        await this.#ctx.invalid.add(invalid, report);
+        this.#ctx.log.warn(`order ${orderNumber} kept out: ${invalid.field} ${invalid.reason}`, {
+          orderNumber,
+          field: invalid.field,
+          next: "it is read again by the next sweep",
+        });
+        return [];
+      }
+      if (!isProblem(error, "order_not_found")) throw error;
+      seen.order = "gone";
+      seen.items = undefined;
+      seen.shipments = undefined;
+    }
+    const changes = await store.commit(orderNumber, (current) => decide(current, seen));
+    await this.#ctx.invalid.clear(orderNumber);
+    for (const change of changes) {
+      if (change.type === "order.added") report.ordersAdded++;
+      if (change.type === "order.changed") report.ordersChanged++;
+    }
+    report.changesWritten += changes.length;
+    if (changes.length) this.#ctx.changed();
+    return changes;
+  }
+
+  async #collect(list: { pages(): AsyncIterable<{ data: unknown[] }> }): Promise<Row[]> {
+    const rows: Row[] = [];
+    for await (const page of list.pages()) {
+      this.#ctx.report.requests++;
+      for (const row of page.data) rows.push(storable(row));
+    }
+    return rows;
+  }
+
+  /** Open orders every interval; a closed order once more after it closes, then only on demand. */
+  #nextPoll(closed: boolean, wasClosed: boolean | undefined): number | null {
+    if (closed && wasClosed === true) return null;
+    return this.#ctx.clock.now() + this.#ctx.openIntervalMs;
+  }
+}
+
+/** One turn of the event loop (setImmediate where there is one: no timer delay). */
+function nextTurn(): Promise<void> {
+  const immediate = (globalThis as { setImmediate?: (run: () => void) => unknown }).setImmediate;
+  return new Promise((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
+}
+
+function merge(a: Parts, b: Parts): Parts {
+  return {
+    order: a.order || b.order,
+    items: a.items || b.items,
+    shipments: a.shipments || b.shipments,
+  };
+}
+
+/** Bounds the reads in flight (`concurrency`). */
+class Semaphore {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.#free = size;
+  }
+  async run<T>(task: () => PromiseLike<T> | T): Promise<T> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    }
+  }
+}

@@ -1,0 +1,269 @@
+import { isProblem } from "../core/errors";
+import { ALL, codeOf, LINES, type MirrorContext, STATUS } from "./context";
+import { MirrorError, SweepHeldError } from "./errors";
+import { fieldOf } from "./invalid";
+import type { Reader } from "./reader";
+import { storable } from "./values";
+
+type Row = Record<string, unknown>;
+
+/** How often one sweep starts over after the service refused its cursor before it gives up. */
+const MAX_RESTARTS = 3;
+
+/** One page of the list, with the rows the client could not decode set apart. */
+export interface ListPage {
+  data: Row[];
+  nextCursor: string | null;
+  rejected: { index: number; orderNumber: number | null; path: string; reason: string }[];
+}
+
+/** What asking for a sweep came to. */
+export type SweepOutcome = "swept" | "not-due" | "held";
+
+/**
+ * The sweep: `GET /v1/orders` walked to the end under a lease (one process at a time), each page
+ * checkpointed once its orders are stored, so a crash resumes at the page it was on.
+ */
+export class Sweeper {
+  readonly #ctx: MirrorContext;
+  readonly #reader: Reader;
+  readonly #readPage: (siteId: number | undefined, cursor: string | undefined) => Promise<ListPage>;
+  /** When this process last renewed the lease, and whether a renewal found it taken. */
+  #renewedAt = Number.NEGATIVE_INFINITY;
+  #lost = false;
+
+  constructor(
+    ctx: MirrorContext,
+    reader: Reader,
+    readPage: (siteId: number | undefined, cursor: string | undefined) => Promise<ListPage>,
+  ) {
+    this.#ctx = ctx;
+    this.#reader = reader;
+    this.#readPage = readPage;
+  }
+
+  /**
+   * Sweeps unless another process holds the lease (`"held"`) or, with `onlyIfDue`, swept within
+   * the interval (`"not-due"`). The sweep's end, ok or not, is recorded for `status()`.
+   */
+  async sweep(onlyIfDue: boolean): Promise<SweepOutcome> {
+    // Another process may have swept since: the fleet sweeps once per interval, not once each.
+    if (onlyIfDue && (await this.#sweptLately())) return "not-due";
+    if (!(await this.#renew())) return "held";
+    const { store, clock, holder } = this.#ctx;
+    try {
+      // Looked at again under the lease: a sweep may have finished between the look and the lease.
+      if (onlyIfDue && (await this.#sweptLately())) return "not-due";
+      await this.#sweepUnderLease();
+      await this.#record({ at: iso(clock.now()), ok: true });
+      return "swept";
+    } catch (error) {
+      await this.#record({ at: iso(clock.now()), ok: false, code: codeOf(error) }).catch(
+        () => undefined,
+      );
+      throw error;
+    } finally {
+      await store.releaseLease("sweep", holder).catch((error) =>
+        // A lease left behind by a live process expires; one left by this process is renewed by
+        // its next sweep, and one left by a process that died is passed over.
+        this.#ctx.warn("giving the sweep lease back failed", error, "it expires by itself"),
+      );
+    }
+  }
+
+  /** The error `sync()` throws when another process holds the sweep. */
+  async heldError(): Promise<SweepHeldError> {
+    const held = await this.#ctx.store.leaseHolder("sweep");
+    return new SweepHeldError(
+      held?.holder ?? "another process",
+      held && Number.isFinite(held.since) ? iso(held.since) : null,
+    );
+  }
+
+  /**
+   * Renews the lease while a page's reads go on (a third of the lease at most between renewals),
+   * so a slow page never lets another process take a sweep that is still making progress.
+   */
+  async keepLease(): Promise<void> {
+    if (this.#lost || this.#ctx.clock.now() - this.#renewedAt < this.#ctx.leaseMs / 3) return;
+    await this.#renew().catch(() => undefined);
+  }
+
+  async #record(last: { at: string; ok: boolean; code?: string }): Promise<void> {
+    await this.#ctx.store.setCheckpoint(STATUS.lastSweep, JSON.stringify(last));
+  }
+
+  async #sweptLately(): Promise<boolean> {
+    const { store, clock, sweepIntervalMs } = this.#ctx;
+    if (await store.getCheckpoint("sweep:current")) return false; // one to finish
+    const last = Number((await store.getCheckpoint("sweep:finished-at")) ?? Number.NaN);
+    return last + sweepIntervalMs > clock.now();
+  }
+
+  /** Takes or renews the sweep lease; a holder that dies loses it (see `sweepLeaseMs`). */
+  async #renew(): Promise<boolean> {
+    const { store, clock, holder, leaseMs } = this.#ctx;
+    const now = clock.now();
+    const held = await store.lease("sweep", holder, now, now + leaseMs);
+    this.#renewedAt = now;
+    this.#lost = !held;
+    return held;
+  }
+
+  async #sweepUnderLease(): Promise<void> {
+    const { store, clock, siteIds } = this.#ctx;
+    const current = await store.getCheckpoint("sweep:current");
+    const sweep = current
+      ? Number(current)
+      : Number((await store.getCheckpoint("sweep:last")) ?? 0) + 1;
+    await store.setCheckpoint("sweep:current", String(sweep));
+    for (const siteId of siteIds) await this.#sweepSite(siteId, sweep);
+    // Stored orders the list no longer shows: read each; a 404 flags it, never deletes it.
+    const unseen = await store.unseen(sweep);
+    await Promise.all(
+      unseen.map((n) =>
+        this.#reader
+          .schedule(n, ALL, "sweep", { sweep })
+          .catch((error) =>
+            this.#ctx.warn(`reading order ${n} failed`, error, "it is read again next sweep"),
+          ),
+      ),
+    );
+    await store.setCheckpoint("sweep:last", String(sweep));
+    await store.setCheckpoint("sweep:finished-at", String(clock.now()));
+    await store.setCheckpoint("sweep:current", null);
+  }
+
+  async #sweepSite(siteId: number | undefined, sweep: number): Promise<void> {
+    const { store, clock, report } = this.#ctx;
+    const name = `sweep:cursor:${siteId ?? "all"}`;
+    let cursor = (await store.getCheckpoint(name)) ?? undefined;
+    // Every cursor this sweep followed: one coming back is a cycle, never a checkpoint.
+    const followed = new Set<string>(cursor === undefined ? [] : [cursor]);
+    let restarts = 0;
+    for (;;) {
+      let page: ListPage;
+      try {
+        report.requests++;
+        page = await this.#readPage(siteId, cursor);
+      } catch (error) {
+        if (cursor === undefined || !isProblem(error, "invalid_cursor")) throw error;
+        // An unusable cursor means starting over, never building one; a service that keeps
+        // refusing its own cursors ends the sweep after a few tries, each after a longer wait.
+        restarts++;
+        await store.setCheckpoint(name, null);
+        if (restarts > MAX_RESTARTS) {
+          throw new MirrorError(
+            "cursor_refused",
+            `GET /v1/orders refused its own cursor ${restarts} times in one sweep${site(siteId)}.`,
+            { hint: "The next sweep starts from the first page.", cause: error },
+          );
+        }
+        const waitMs = 1_000 * 2 ** (restarts - 1);
+        this.#ctx.warn(
+          "the sweep's cursor was refused",
+          error,
+          `the sweep starts over in ${waitMs / 1000} s`,
+        );
+        await clock.sleep(waitMs);
+        cursor = undefined;
+        followed.clear();
+        continue;
+      }
+      report.pages++;
+      await this.#storePage(page, sweep);
+      report.progress();
+      // The process that took the lease over moves the checkpoint from here on.
+      if (this.#lost) throw leaseTaken();
+      // Only once every order of the page is stored: a crash resumes at this page, never after it.
+      if (page.nextCursor === null) {
+        await store.setCheckpoint(name, null);
+        return;
+      }
+      if (followed.has(page.nextCursor)) {
+        // Starting over next time is all that can be done; the checkpoint must not hold the cycle.
+        await store.setCheckpoint(name, null);
+        throw new MirrorError(
+          "cursor_cycle",
+          `GET /v1/orders gave a cursor it had already given in this sweep${site(siteId)}, after ${followed.size} pages: the list would never end.`,
+          { hint: "The next sweep starts from the first page." },
+        );
+      }
+      followed.add(page.nextCursor);
+      cursor = page.nextCursor;
+      await store.setCheckpoint(name, cursor);
+      if (!(await this.#renew())) throw leaseTaken();
+    }
+  }
+
+  /** Stores one page: unchanged rows are marked seen, the others read, bad rows kept out. */
+  async #storePage(page: ListPage, sweep: number): Promise<void> {
+    const { store, clock, report } = this.#ctx;
+    for (const bad of page.rejected) {
+      report.ordersSeen++;
+      const invalid = {
+        orderNumber: bad.orderNumber,
+        field: fieldOf(bad.path),
+        reason: bad.reason,
+        at: iso(clock.now()),
+      };
+      await this.#ctx.invalid.add(invalid, report);
+      this.#ctx.log.warn(
+        `order ${bad.orderNumber ?? `at row ${bad.index}`} kept out: ${invalid.field} ${invalid.reason}`,
+        {
+          orderNumber: bad.orderNumber,
+          field: invalid.field,
+          next: "it is tried again next sweep",
+        },
+      );
+    }
+    const unchanged: number[] = [];
+    const reads: Promise<unknown>[] = [];
+    const onPage = new Set<number>();
+    for (const listed of page.data) {
+      report.ordersSeen++;
+      const order = storable(listed);
+      const orderNumber = order.orderNumber;
+      if (!Number.isSafeInteger(orderNumber) || (orderNumber as number) <= 0) {
+        this.#ctx.log.warn("a listed order has no usable orderNumber; it is left out", {
+          orderNumber: String(orderNumber).slice(0, 40),
+        });
+        continue;
+      }
+      const n = orderNumber as number;
+      if (onPage.has(n)) {
+        this.#ctx.log.warn(`order ${n} is listed twice on one page; read once`, { orderNumber: n });
+        continue;
+      }
+      onPage.add(n);
+      const stored = await store.get(n);
+      if (stored && !stored.unresolvable && sameJson(stored.order, order)) unchanged.push(n);
+      else
+        reads.push(
+          this.#reader
+            .schedule(n, LINES, "sweep", { sweep, listed: order })
+            .catch((error) =>
+              // Not stored, so the next sweep sees it changed again and reads it then.
+              this.#ctx.warn(`reading order ${n} failed`, error, "it is read again next sweep"),
+            )
+            .then(() => this.keepLease()),
+        );
+    }
+    await store.markSeen(unchanged, sweep);
+    await Promise.all(reads);
+  }
+}
+
+function leaseTaken(): MirrorError {
+  return new MirrorError(
+    "sweep_lease_lost",
+    "The sweep lease was taken over by another process, which goes on from the checkpoint.",
+  );
+}
+
+const site = (siteId: number | undefined) => (siteId === undefined ? "" : ` (site ${siteId})`);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
