@@ -11,3 +11,6 @@ export function recorder(): Logger & { calls: unknown[][] } {
     error: (...args: unknown[]) => calls.push(["error", ...args]),
   };
 }
+
+/** A logger that drops everything: for tests whose warnings are expected and not under test. */
+export const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
