@@ -15,7 +15,7 @@ import {
   STATUS,
 } from "./context";
 import { MirrorError } from "./errors";
-import { isFatal } from "./fatal";
+import { fatalError } from "./fatal";
 import { Feed } from "./feed";
 import { newHolder, retireHolder } from "./holder";
 import { Reader } from "./reader";
@@ -392,10 +392,11 @@ export class OrderMirror {
   }
 
   #throwIfFatal(error: unknown): void {
-    if (!isFatal(error)) return;
-    this.#recordError(codeOf(error), messageOf(error));
-    this.#ctx.log.error(`the mirror stops: ${messageOf(error)}`, { code: codeOf(error) });
-    throw error;
+    const fatal = fatalError(error);
+    if (!fatal) return;
+    this.#recordError(fatal.code, fatal.message);
+    this.#ctx.log.error(fatal.message, { code: fatal.code });
+    throw fatal;
   }
 
   #recordError(code: string, message: string): void {
