@@ -82,8 +82,17 @@ export interface NodeWebhookRequest {
    * `raw_body_required`, because the signature cannot be checked without the raw bytes.
    */
   readableEnded?: boolean;
-  /** Reads the body stream (`data`, `end`, `error`, `close`) when no raw body was kept. */
-  on(event: string, listener: (...args: never[]) => void): unknown;
+  /**
+   * Reads the body stream when no raw body was kept. One overload per event the handler listens
+   * to, with the arguments Node passes, so that Node's own `on` fits both as `@types/node` 24 and
+   * earlier type it (an overload per event) and as 25 and later do (a generic event map, then an
+   * `(...args: any[])` fallback, which a listener of `never` arguments would not fit).
+   */
+  on(event: "data", listener: (chunk: Uint8Array | string) => void): unknown;
+  /** The stream ended (`end`) or was torn down (`close`). */
+  on(event: "end" | "close", listener: () => void): unknown;
+  /** The stream failed. */
+  on(event: "error", listener: (error: Error) => void): unknown;
   /** Part of Node's request; optional, and not called by the handler. */
   resume?(): unknown;
 }
