@@ -114,7 +114,7 @@ export interface NodeWebhookResponse {
 
 /**
  * The handler is itself usable as a Node `(req, res)` handler and as a Fetch `(Request) => Response`
- * handler (API.md, Webhooks): a call whose first argument has `headers.get` is a Fetch request.
+ * handler (README, "Webhooks"): a call whose first argument has `headers.get` is a Fetch request.
  * `.node` and `.fetch` are the same two, for code that prefers to name one.
  */
 export interface WebhookHandler {
