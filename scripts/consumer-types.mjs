@@ -1,10 +1,17 @@
 #!/usr/bin/env node
-// Type-checks the packed package the way partners compile against it (API.md, "Details partners
-// expect": the published types compile under every common setup). Packs the built dist (run
-// `npm run build` first), installs the tarball into an empty project with the TypeScript of our
-// devDependencies and the newest one from the registry (one install, `typescript-next` alias), then
-// compiles a file that uses every public entry as README shows, with `skipLibCheck: false`, under:
-// nodenext ESM (.mts), nodenext CommonJS (.cts) and bundler (.ts), on both TypeScript versions.
+// Type-checks the packed package the way partners compile against it: the published types compile
+// under every common setup (README, "API reference"). Packs the built dist (run `npm run build`
+// first), installs the tarball into an empty project with the TypeScript of our devDependencies and
+// the newest one from the registry (one install, `typescript-next` alias), then compiles a file that
+// uses every public entry as README shows, with `skipLibCheck: false`, under: nodenext ESM (.mts),
+// nodenext CommonJS (.cts) and bundler (.ts), on both TypeScript versions, and each of those with
+// the `@types/node` of our devDependencies (20) and the newest one, which is what a plain
+// `npm install -D @types/node` brings a partner today.
+//
+// Beside it, the README's webhook snippets are compiled as written, read from README.md itself, so
+// the README cannot show a form that does not compile: `http.createServer(webhooks)`, Express with
+// `express.raw()`, Hono's `webhooks.fetch(c.req.raw)`, and `webhooks.node` inside routing of one's
+// own. Express's types and Hono are installed for them (neither is a peer of ours).
 //
 // Optional peers are not installed: the root, /webhooks, /testing, /fleet and /sync must compile
 // without any of them. /mcp hands out the MCP SDK's own `Client`, so a partner using it has the SDK
@@ -110,6 +117,76 @@ export async function main(client: PartnerOrders) {
 }
 `;
 
+/**
+ * Names the README's snippets take from the text around them, declared at module level: a snippet's
+ * own declaration of the same name (inside its function) shadows them. An import is left out when
+ * the snippet imports that name itself.
+ */
+const snippetImports = [
+  ["ReadmeClient", 'import type { PartnerOrders as ReadmeClient } from "partner-orders";'],
+  [
+    "ReadmeWebhookHandler",
+    'import type { WebhookHandler as ReadmeWebhookHandler } from "partner-orders/webhooks";',
+  ],
+  ["http", 'import * as http from "node:http";'],
+  ["express", 'import express from "express";'],
+  ["Hono", 'import { Hono } from "hono";'],
+];
+const snippetSurroundings = `
+declare const client: ReadmeClient;
+declare const secret: string;
+declare const signal: AbortSignal;
+declare const webhooks: ReadmeWebhookHandler;
+declare function tellCustomer(orderNumber: number, trackingNumbers: readonly string[]): Promise<void>;
+const app = express();
+const hono = new Hono();
+`;
+/** A snippet's import statements (kept at module level) and the rest of it (a function body). */
+const importStatement =
+  /^import\s+(?:["'][^"']+["']|[^;]*?\sfrom\s+["'][^"']+["']);?[ \t]*(?:\/\/.*)?$/gm;
+
+/**
+ * The README's webhook snippets: every `ts` block that uses `partner-orders/webhooks` or a
+ * `webhooks` handler, each as a module whose body runs in an async function, so that top-level
+ * `await` in a snippet compiles in CommonJS files too. Keyed by a file name that names the README
+ * section and line the snippet comes from.
+ */
+function readmeWebhookSnippets() {
+  const lines = readFileSync("README.md", "utf8").split("\n");
+  const snippets = {};
+  let heading = "";
+  for (let i = 0; i < lines.length; i++) {
+    const title = /^#{1,6}\s+(.*)$/.exec(lines[i]);
+    if (title) heading = title[1];
+    const open = /^```(\w*)\s*$/.exec(lines[i]);
+    if (!open) continue;
+    const start = i + 1;
+    while (++i < lines.length && !/^```\s*$/.test(lines[i]));
+    const code = lines.slice(start, i).join("\n");
+    if (!["ts", "typescript"].includes(open[1]) || !/\bwebhooks\b/.test(code)) continue;
+    const imports = code.match(importStatement) ?? [];
+    const body = code.replace(importStatement, "");
+    const name = `readme-${heading.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-line-${start + 1}`;
+    snippets[name] = [
+      `// README.md, "${heading}", the block at line ${start + 1}, as written.`,
+      ...snippetImports
+        .filter(([bound]) => !imports.some((line) => new RegExp(`\\b${bound}\\b`).test(line)))
+        .map(([, line]) => line),
+      ...imports,
+      snippetSurroundings,
+      "export async function snippet() {",
+      body,
+      "}",
+      "",
+    ].join("\n");
+  }
+  if (!Object.keys(snippets).length) {
+    console.error("consumer-types: no webhook snippet found in README.md FAILED");
+    process.exit(1);
+  }
+  return snippets;
+}
+
 const base = {
   strict: true,
   noEmit: true,
@@ -138,18 +215,21 @@ const npmInstall = (...specs) =>
   run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...specs]);
 
 let failures = 0;
-/** Writes one project per setup for `source` and compiles each with both TypeScript versions. */
-function check(id, round, source, extra = {}) {
+/**
+ * Writes one project per setup holding `sources` (file name without extension: text) and compiles
+ * each with both TypeScript versions.
+ */
+function check(id, round, sources, extra = {}) {
   for (const [setup, [ext, options]] of Object.entries(setups)) {
     const project = join(dir, `${id}-${ext}`);
     mkdirSync(project, { recursive: true });
-    writeFileSync(join(project, `usage.${ext}`), source);
+    const files = Object.entries(sources).map(([name, source]) => {
+      writeFileSync(join(project, `${name}.${ext}`), source);
+      return `${name}.${ext}`;
+    });
     writeFileSync(
       join(project, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: { ...base, ...options, ...extra },
-        files: [`usage.${ext}`],
-      }),
+      JSON.stringify({ compilerOptions: { ...base, ...options, ...extra }, files }),
     );
     for (const compiler of compilers) {
       const tsc = join(dir, "node_modules", compiler, "bin", "tsc");
@@ -178,6 +258,21 @@ function checkNoInternals() {
   } else console.log("consumer-types: no internal request-path type in the declarations ok");
 }
 
+/**
+ * The `@types/node` lines partners compile with: ours, and the newest. Since @types/node 25,
+ * `IncomingMessage#on` and friends are typed through generic event maps, which a structural request
+ * type must still accept, so both lines are checked.
+ */
+const typesNodeLines = [pkg.devDependencies["@types/node"], "latest"];
+let typesNodeInstalled;
+/** Installs one `@types/node` line (unless it already is) and returns the version installed. */
+function useTypesNode(line) {
+  if (line !== typesNodeInstalled) npmInstall(`@types/node@${line}`);
+  typesNodeInstalled = line;
+  const manifest = join(dir, "node_modules", "@types", "node", "package.json");
+  return JSON.parse(readFileSync(manifest, "utf8")).version;
+}
+
 try {
   const [{ filename }] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", dir], "."));
   // type:module, so the .ts file of the bundler case is ESM too; .mts and .cts say it themselves.
@@ -189,15 +284,32 @@ try {
     join(dir, filename),
     `typescript@${pkg.devDependencies.typescript}`,
     "typescript-next@npm:typescript@latest",
-    `@types/node@${pkg.devDependencies["@types/node"]}`,
+    // What the README's webhook snippets compile against; neither is a peer of ours.
+    "@types/express",
+    "hono",
   );
   checkNoInternals();
-  check("entries", "every entry but /mcp, no optional peer", usage);
+  const snippets = readmeWebhookSnippets();
+  for (const line of typesNodeLines) {
+    const version = useTypesNode(line);
+    check(
+      `entries-types-node-${version}`,
+      `every entry but /mcp and README's webhook snippets, no optional peer, @types/node ${version}`,
+      { usage, ...snippets },
+    );
+  }
   npmInstall("@modelcontextprotocol/sdk");
-  // The MCP SDK's own declarations name Fetch types (`HeadersInit`) only the DOM lib declares.
-  check("mcp", "/mcp, with @modelcontextprotocol/sdk", mcpUsage, {
-    lib: ["ES2023", "DOM", "DOM.Iterable"],
-  });
+  // Newest first: it is the one installed now.
+  for (const line of [...typesNodeLines].reverse()) {
+    const version = useTypesNode(line);
+    // The MCP SDK's own declarations name Fetch types (`HeadersInit`) only the DOM lib declares.
+    check(
+      `mcp-types-node-${version}`,
+      `/mcp, with @modelcontextprotocol/sdk, @types/node ${version}`,
+      { usage: mcpUsage },
+      { lib: ["ES2023", "DOM", "DOM.Iterable"] },
+    );
+  }
   if (failures) process.exit(1);
 } finally {
   rmSync(dir, { recursive: true, force: true });

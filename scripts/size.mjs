@@ -19,8 +19,8 @@ const optionalPeers = [
  * `goal` is the budget set for the entry; `limit` is what fails the check. The root's goal of
  * 22 KiB is not met: decimal.js (12.7 KiB), openapi-fetch (2.8) and p-retry (1.5), the chosen
  * dependencies, take 16.9 KiB of it before any code of ours, and the root also carries the client,
- * request validation, the error family, mutual-TLS checks and the webhook re-exports API.md asks
- * for. Its limit holds it where it is, so it cannot grow unnoticed; it was raised from 36 KiB to
+ * request validation, the error family, mutual-TLS checks and the webhook re-exports partners
+ * import from the root. Its limit holds it where it is, so it cannot grow unnoticed; it was raised from 36 KiB to
  * 37 KiB for the fleet's shared token cache and rate-limit gate (client options `tokenCache` and
  * `rateLimitGate`), about 0.8 KiB, and to 38 KiB for the details partners expect (User-Agent,
  * `defaultHeaders` and per-call `headers`, `withOptions()`, `PARTNER_ORDERS_LOG`, `toArray()`) and the

@@ -116,7 +116,8 @@ export class PartnerOrders {
       transport: this.#transport,
       clock: this.#clock,
       baseUrl: this.#options.baseUrl,
-      // Blanks the secrets the client knows out of server text placed in a message (API.md, Safety).
+      // Blanks the secrets the client knows out of server text placed in a message: no secret may
+      // reach an error, a message or a log line, even when the server echoes one back.
       redact: tokens ? (text) => tokens.redact(text) : (text) => text,
       getSubmission,
     });

@@ -73,14 +73,14 @@ export type {
   RetryRule,
   RetryRules,
 } from "./core/retry";
-// The retry policy the SDK starts from (API.md, "Retries"); the `retry` client option changes it.
+// The default retry policy (README, "Errors and retries"); the `retry` client option changes it.
 export { defaultRetryPolicy } from "./core/retry";
 export type { Clock } from "./internal/clock";
 export type { OrderListParams, Orders, PageParams, SubmitResult } from "./resources/orders";
 export type { ProductListParams, Products } from "./resources/products";
 export type { Sites } from "./resources/sites";
 export type { SubmissionListParams, Submissions } from "./resources/submissions";
-// Webhooks: the `partner-orders/webhooks` subpath, also here (API.md, Webhooks).
+// Webhooks: the `partner-orders/webhooks` subpath, also here (README, "Webhooks").
 export type {
   DedupeStore,
   IoRedisClientLike,

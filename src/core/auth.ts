@@ -220,8 +220,8 @@ export class ClientCredentialsTokenSource implements TokenSource {
     }
     const lifetimeMs =
       Math.min(expiresIn ?? defaultTokenLifetimeSeconds, maxTokenLifetimeSeconds) * 1000;
-    // Renew max(60 s, 10 %) before expiry (API.md, Retries). A token living no longer than that
-    // margin would be stale at birth and re-minted on every call: it is renewed at half-life.
+    // Renew max(60 s, 10 %) before expiry (README, "Authentication"). A token living no longer than
+    // that margin would be stale at birth and re-minted on every call: it is renewed at half-life.
     let margin = Math.max(60_000, lifetimeMs * 0.1);
     if (margin >= lifetimeMs) margin = lifetimeMs / 2;
     return {

@@ -329,7 +329,7 @@ const classByStatus: Record<number, typeof APIError> = {
  * or already parsed: a problem document, an empty body, or an HTML page from a proxy; none of them
  * throws here. `nowMs` is the client's wall clock, against which a `Retry-After` date is read.
  * `redact` blanks the secrets the client knows out of every string of the problem document before
- * it reaches the error's message, `detail`, `title` or `problem` (API.md, Safety).
+ * it reaches the error's message, `detail`, `title` or `problem`.
  */
 export function errorFromResponse(
   method: string,

@@ -2,8 +2,8 @@ import { RequestValidationError, type Violation } from "./errors";
 
 /**
  * Headers the SDK sets itself because a request is wrong without them; `defaultHeaders` and a
- * call's `headers` cannot set them (API.md: they "can never replace Authorization"). Refused, not
- * dropped: a header that silently never leaves hides a bug, and a logged warning goes nowhere
+ * call's `headers` cannot set them (README, "Errors and retries": they belong to the SDK). Refused,
+ * not dropped: a header that silently never leaves hides a bug, and a logged warning goes nowhere
  * when no logger is set. `User-Agent` is not here: one given follows the SDK's own.
  */
 const ownedHeaders = ["authorization", "content-type", "accept"];

@@ -2,7 +2,7 @@
  * A JSON reader that keeps chosen numbers as the exact text the server sent.
  *
  * Money sent as a JSON number (SubmittedOrder.totalPrice, Quote.totalPrice, ...) must reach
- * `Decimal` exactly as written (API.md, "Money"): `JSON.parse` would round a 17-digit amount to the
+ * `Decimal` exactly as written (README, "Money"): `JSON.parse` would round a 17-digit amount to the
  * nearest double first, and Node 20 has no JSON.parse source access. This reader runs only on bodies
  * that carry number-encoded money (submissions and quotes: small), and only the numbers at `keep`
  * paths stay text; everything else is what `JSON.parse` gives.

@@ -17,7 +17,7 @@ const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
 
 /**
  * The SDK's log lines: method, path, status, attempt and delay only. Callers pass already-safe
- * facts; no header, body, token or secret is ever handed to a logger (API.md, Safety).
+ * facts; no header, body, token or secret is ever handed to a logger.
  */
 export interface Log {
   /** Whether a line at `level` would be written: lets hot paths skip building its fields. */

@@ -1,7 +1,7 @@
 /**
  * What `client.mcp` resolves to, described by the SDK itself so that the root entry's declarations
- * never name `@modelcontextprotocol/sdk`, an optional peer (API.md, "Details partners expect": an
- * optional peer is never needed to type-check an entry that does not use it). At run time it is the
+ * never name `@modelcontextprotocol/sdk`, an optional peer (README, "MCP": an optional peer is
+ * never needed to type-check an entry that does not use it). At run time it is the
  * MCP SDK's own `Client`; `partner-orders/mcp` exports that type as `McpClient` and `connectMcp()`
  * returns it, for the SDK's full surface. The compiler holds the SDK's `Client` to this shape.
  */

@@ -83,8 +83,8 @@ function buildTree(paths: readonly string[]): FieldNode[] {
 
 /**
  * Turns a success body into data: JSON parsed, every decimal field of the operation's response (as
- * the spec marks it) made a `Decimal`, nulls left null. The one place money is converted (STYLE.md:
- * "Money is converted once, at the boundary").
+ * the spec marks it) made a `Decimal`, nulls left null. The one place money is converted: once, at
+ * the boundary, never field by field in the resources.
  */
 export function decodeBody(operationId: string, text: string): unknown {
   const fields = fieldsOf(operationId);

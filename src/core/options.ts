@@ -89,7 +89,7 @@ export interface ClientOptions {
    * What is retried and how long each retry waits: a rule per retryable answer, the backoff's base
    * and cap, jitter, the `Retry-After` ceiling and a client-wide retry budget. Values not given keep
    * their defaults; 400, 403, 404, 409 and 422 are final and cannot be made retryable.
-   * @default defaultRetryPolicy (API.md, "Retries")
+   * @default defaultRetryPolicy (README, "Errors and retries")
    * @example { baseDelayMs: 500, rules: { 500: false }, budget: { capacity: 100 } }
    */
   retry?: RetryOptions;

@@ -54,7 +54,7 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     return this.#first;
   }
 
-  // biome-ignore lint/suspicious/noThenProperty: a paginated list is awaitable for its first page by design (API.md)
+  // biome-ignore lint/suspicious/noThenProperty: a list is also its first page (README, "Listing and paging")
   then<R1 = Page<T>, R2 = never>(
     onfulfilled?: ((value: Page<T>) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,

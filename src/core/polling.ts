@@ -11,7 +11,7 @@ import type { Submission } from "./models";
 import type { CallOptions, Operation, Transport } from "./transport";
 import { checkSubmissionId } from "./validation";
 
-/** The deadline of a whole wait when `timeoutMs` is not given (API.md, Waiting for a submission). */
+/** The deadline of a whole wait without `timeoutMs` (README, "Submitting orders safely"). */
 export const defaultWaitTimeoutMs = 120_000;
 /** The poll interval when a non-terminal answer carries no `Retry-After` (API document, Limits). */
 export const defaultPollIntervalMs = 2_000;
@@ -60,7 +60,7 @@ export interface WaiterConfig {
   clock: Clock;
   /** The configured origin: a `Location` to poll elsewhere is refused. */
   baseUrl: URL;
-  /** Blanks the client's secrets out of server text placed in a message (API.md, Safety). */
+  /** Blanks the client's secrets out of server text placed in a message. */
   redact: (text: string) => string;
   /** The GET of one submission, as the submissions resource describes it. */
   getSubmission: (submissionId: string) => SubmissionCall;
@@ -70,10 +70,10 @@ export interface WaiterConfig {
 type SubmissionCall = Operation<"submitOrder" | "getSubmission">;
 
 /**
- * The one waiter (STYLE.md, "Waiting is one poller"), behind `client.submitOrderAndWait` and
- * `client.submissions.wait`. It owns the deadline of the whole wait ({@link defaultWaitTimeoutMs}
- * unless `timeoutMs` says), which bounds the first request, its retries and every poll: a retry, a
- * sleep or a request that would pass it is not started, and the wait ends with
+ * The one waiter, behind `client.submitOrderAndWait` and `client.submissions.wait`. It owns the
+ * deadline of the whole wait ({@link defaultWaitTimeoutMs} unless `timeoutMs` says), which bounds
+ * the first request, its retries and every poll: a retry, a sleep or a request that would pass it
+ * is not started, and the wait ends with
  * {@link SubmissionTimeoutError} carrying the last state. Between polls it sleeps what `Retry-After`
  * says ({@link defaultPollIntervalMs} otherwise), reports each state to `onPoll`, and turns an abort
  * on a known submission into an {@link APIUserAbortError} naming it. `failed` is returned, not thrown
@@ -175,7 +175,8 @@ export class SubmissionWaiter {
     try {
       url = new URL(location, base);
     } catch {
-      // All thrown errors extend PartnerOrdersError (API.md, Errors), a bad header included.
+      // Every error thrown extends PartnerOrdersError, this one included
+      // (README, "Errors and retries").
       throw refuse("the Location to poll is not a URL");
     }
     if (url.origin !== base.origin) {
@@ -203,7 +204,7 @@ function waited(clock: Clock, startedAt: number): number {
 
 /**
  * The abort of a wait on a known submission: the order exists, so the error names it and says how
- * to resume (API.md: an aborted call throws APIUserAbortError).
+ * to resume (an aborted call throws APIUserAbortError: README, "Errors and retries").
  */
 export function abortedWait(submissionId: string): APIUserAbortError {
   return new APIUserAbortError(

@@ -1,6 +1,6 @@
 /**
- * What replaces a secret found in server text (API.md, Safety: no secret in any error, message,
- * stack or log line, even when the server echoes one back).
+ * What replaces a secret found in server text: no secret may reach an error, a message, a stack or
+ * a log line, even when the server echoes one back.
  */
 export const redactedMark = "[redacted]";
 

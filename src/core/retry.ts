@@ -68,9 +68,9 @@ export interface RetryBudgetOptions {
 }
 
 /**
- * The `retry` client option: what the SDK retries and how long it waits (API.md, "Retries").
- * Anything not given keeps its default ({@link defaultRetryPolicy}); `maxRetries` stays the budget
- * of each call.
+ * The `retry` client option: what the SDK retries and how long it waits, as the table of README,
+ * "Errors and retries" shows it. Anything not given keeps its default
+ * ({@link defaultRetryPolicy}); `maxRetries` stays the budget of each call.
  *
  * @example
  * new PartnerOrders({ ...credentials, retry: { baseDelayMs: 500, rules: { 500: false } } });
@@ -147,7 +147,8 @@ export interface RetryPolicy {
 const backoff = { maxRetries: Number.POSITIVE_INFINITY, minDelayMs: 0, backoff: true };
 
 /**
- * The SDK's retry policy: API.md "Retries" and the API document's Errors rule 3, in one table.
+ * The SDK's retry policy: the table of README, "Errors and retries", which follows the API
+ * document's Errors rule 3, as data.
  * The budget follows the AWS SDKs' retry quota (500 tokens, 14 a retry, 5 a throttled retry).
  */
 export const defaultRetryPolicy: RetryPolicy = deepFreeze({
@@ -326,7 +327,7 @@ export function retryDelay(
   if (error instanceof RateLimitError && error.retryAfterSeconds !== null) {
     const hint = error.retryAfterSeconds;
     if (hint > policy.maxRetryAfterSeconds) return null;
-    // The server's hint is a floor (STYLE.md: server hints win); jitter only adds to it.
+    // The server's hint is authoritative, so it is a floor; jitter only adds to it.
     return Math.max(wait, hint * 1000 + (jitter > 0 ? random() * step : 0));
   }
   if (error instanceof ServiceUnavailableError) {

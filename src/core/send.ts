@@ -31,11 +31,11 @@ export interface Exchange {
 }
 
 /**
- * The one request path's HTTP attempt (STYLE.md): every request, API, token and MCP, leaves here.
+ * The one request path's HTTP attempt: every request, API, token and MCP, leaves here.
  * `run` gets a signal and the fetch to send with; the attempt is bounded by `timeoutMs` on the
  * client's clock (APITimeoutError), ended by the caller's signal (APIUserAbortError), a failure to
  * connect is an APIConnectionError, every request carries the SDK's User-Agent, and a redirect is
- * never followed (credentials must not leave the configured origin: API.md, Safety).
+ * never followed (credentials must not leave the configured origin).
  *
  * `run` is started before the timer, so work it starts first (a token request bounded by the same
  * `timeoutMs`) gives up first, with its own error.

@@ -103,8 +103,8 @@ export interface TransportConfig {
 }
 
 /**
- * The one request path (STYLE.md): builds the request, attaches auth, runs the retry loop and turns
- * the answer into data or an error. Resources only describe operations.
+ * The one request path: builds the request, attaches auth, runs the retry loop and turns the
+ * answer into data or an error. Resources only describe operations.
  *
  * @internal Kept out of the published declarations (`stripInternal`), with {@link Operation}: the
  * resources' constructors that take it are `@internal` too.
@@ -208,8 +208,8 @@ export class Transport {
     const started = log.enabled("debug") ? clock.monotonic() : 0;
     used.token = undefined;
     // One bound for the whole attempt, the wait for a token included: a slow token endpoint cannot
-    // carry a call past its timeoutMs, nor a wait past its deadline (API.md, Waiting: the deadline
-    // bounds everything).
+    // carry a call past its timeoutMs, nor a wait past its deadline, which bounds the POST, its
+    // retries and every poll (README, "Submitting orders safely").
     const result = await send(
       { channel: this.#config.fetch, clock, timeoutMs, signal, method, path },
       async (timeout, fetch) => {
@@ -238,7 +238,7 @@ export class Transport {
           },
           signal: timeout,
           fetch,
-          // Never follow a redirect: credentials must not leave the configured origin (API.md, Safety).
+          // Never follow a redirect: credentials must not leave the configured origin.
           redirect: "manual",
         });
       },

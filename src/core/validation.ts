@@ -1,7 +1,7 @@
 /**
  * Client-side validation: every documented rule the client can check before a network call, so a
  * bad request fails at once with every violation named, and a hostile path argument never becomes
- * a URL (API.md, Errors and Safety).
+ * a URL (README, "Submitting orders safely": the request is checked first).
  */
 import { RequestValidationError, type Violation } from "./errors";
 

@@ -82,8 +82,17 @@ export interface NodeWebhookRequest {
    * `raw_body_required`, because the signature cannot be checked without the raw bytes.
    */
   readableEnded?: boolean;
-  /** Reads the body stream (`data`, `end`, `error`, `close`) when no raw body was kept. */
-  on(event: string, listener: (...args: never[]) => void): unknown;
+  /**
+   * Reads the body stream when no raw body was kept. One overload per event the handler listens
+   * to, with the arguments Node passes, so that Node's own `on` fits both as `@types/node` 24 and
+   * earlier type it (an overload per event) and as 25 and later do (a generic event map, then an
+   * `(...args: any[])` fallback, which a listener of `never` arguments would not fit).
+   */
+  on(event: "data", listener: (chunk: Uint8Array | string) => void): unknown;
+  /** The stream ended (`end`) or was torn down (`close`). */
+  on(event: "end" | "close", listener: () => void): unknown;
+  /** The stream failed. */
+  on(event: "error", listener: (error: Error) => void): unknown;
   /** Part of Node's request; optional, and not called by the handler. */
   resume?(): unknown;
 }
@@ -105,7 +114,7 @@ export interface NodeWebhookResponse {
 
 /**
  * The handler is itself usable as a Node `(req, res)` handler and as a Fetch `(Request) => Response`
- * handler (API.md, Webhooks): a call whose first argument has `headers.get` is a Fetch request.
+ * handler (README, "Webhooks"): a call whose first argument has `headers.get` is a Fetch request.
  * `.node` and `.fetch` are the same two, for code that prefers to name one.
  */
 export interface WebhookHandler {

@@ -123,8 +123,9 @@ function parseSignatureHeader(header: string): { t: string; signatures: string[]
   if (ts.length !== 1 || !/^\d{1,12}$/.test(`${t}`)) {
     throw malformed("it needs exactly one t, in unix seconds");
   }
-  // Any matching v1 is accepted (API.md, Webhooks), so one v1 that is not a digest does not hide
-  // another that matches; it simply never matches. Only a header with no usable v1 is malformed.
+  // Any matching v1 is accepted (a header may carry one per secret while secrets rotate), so one
+  // v1 that is not a digest does not hide another that matches; it simply never matches. Only a
+  // header with no usable v1 is malformed.
   if (!signatures.some((hex) => /^[0-9a-f]{64}$/.test(hex))) {
     throw malformed("it needs a v1 of 64 lowercase hex digits");
   }

@@ -69,7 +69,7 @@ describe("createWebhookHandler().node over node:http", () => {
     expect(onEvent).toHaveBeenCalledExactlyOnceWith(shipmentShipped());
   });
 
-  it("is itself a (req, res) handler, as API.md shows: createServer(handler)", async () => {
+  it("is itself a (req, res) handler, as README shows: createServer(handler)", async () => {
     const { handler, onEvent } = setup();
     const url = await serve(handler);
     const { body, headers } = await delivery(undefined, { t: Math.floor(Date.now() / 1000) });

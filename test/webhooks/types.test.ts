@@ -80,6 +80,31 @@ describe("webhook event types", () => {
     expect(() => createWebhookHandler({ secret: "s" })).toThrow(TypeError);
   });
 
+  it("fit a request whose `on` is typed through an event map, as @types/node 25 and later type it", () => {
+    // IncomingMessage#on since @types/node 25: a generic overload over an event map, then a
+    // fallback whose listener takes `any` arguments. The repository compiles against
+    // @types/node 20, so this is that shape written out; the consumer check compiles the real one.
+    interface EventMap {
+      close: [];
+      data: [chunk: Uint8Array];
+      end: [];
+      error: [err: Error];
+      aborted: [];
+    }
+    interface EventMapRequest {
+      method?: string | undefined;
+      headers: Record<string, string | string[] | undefined>;
+      on<E extends keyof EventMap>(eventName: E, listener: (...args: EventMap[E]) => void): this;
+      // biome-ignore lint/suspicious/noExplicitAny: the fallback exactly as @types/node declares it
+      on(eventName: string | symbol, listener: (...args: any[]) => void): this;
+    }
+    const handler = createWebhookHandler({ onEvent() {} });
+    const node: (req: EventMapRequest, res: ServerResponse) => unknown = handler.node;
+    const itself: (req: EventMapRequest, res: ServerResponse) => unknown = handler;
+    void node;
+    void itself;
+  });
+
   it("accept a node-redis client in the Redis store", () => {
     const check = (client: ReturnType<typeof createClient>) => createRedisDedupeStore(client);
     void check;

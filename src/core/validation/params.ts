@@ -8,7 +8,7 @@ import {
 
 /**
  * Checks of path and query arguments, run before a URL is built, so an id like `../x` or
- * `https://evil` never becomes a request (API.md, Safety). Each returns the violations, empty when
+ * `https://evil` never becomes a request. Each returns the violations, empty when
  * the value is fine; `assertValid` turns them into a `RequestValidationError`.
  */
 
