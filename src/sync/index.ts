@@ -1,6 +1,6 @@
 /**
  * `partner-orders/sync`: a local mirror of the partner's orders, items and shipments that converges
- * on the service's truth, and a stream of what changed (API.md, "Keeping a local mirror").
+ * on the service's truth, and a stream of what changed (README, "Keeping a local mirror").
  */
 
 export {
