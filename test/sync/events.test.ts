@@ -99,7 +99,7 @@ describe("list rows", () => {
     const log = recorder();
     let twice: unknown;
     const s = tracked(
-      setupWith({ logger: log }, (request, sandbox) => {
+      setupWith({ logger: log }, (request) => {
         const url = new URL(request.url);
         if (url.pathname !== "/v1/orders" || !twice) return undefined;
         return Response.json({ orders: [twice, twice], nextCursor: null });

@@ -13,6 +13,7 @@ function slowService(options: Parameters<typeof setupWith>[0], ms: number) {
   const state = { slow: false };
   const s = setupWith(options, (_request, sandbox) => {
     if (state.slow) sandbox.clock.advance(ms);
+    return undefined;
   });
   cleanups.push(
     () => s.mirror.close(),

@@ -57,7 +57,7 @@ export async function listed(client: PartnerOrders): Promise<number[]> {
  */
 export function setupWith(
   options: Partial<OrderMirrorOptions>,
-  onRequest: (request: Request, sandbox: Sandbox) => Response | undefined | void,
+  onRequest: (request: Request, sandbox: Sandbox) => Response | undefined,
 ): Setup {
   const sandbox = createSandbox({ clock: "manual", syncWaitMs: 0 });
   const client = new PartnerOrders({
