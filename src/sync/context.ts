@@ -97,11 +97,14 @@ export class Counters {
 
 /**
  * Orders the client could not decode, by order number (or by page position when the row had
- * none). Kept out of the store and tried again by the next sweep; cleared once one reads cleanly.
+ * none), kept in the store so every process's `status()` sees them. Kept out of the store and tried
+ * again by the next sweep; cleared once one reads cleanly. Each change reads the list afresh and
+ * writes it back, one change at a time in this process, so processes do not undo each other's.
  */
 export class InvalidOrders {
-  #entries = new Map<string, InvalidOrder>();
-  #loaded = false;
+  /** Order numbers this process knows to be listed, so a clean read of another costs nothing. */
+  #known = new Set<string>();
+  #queue: Promise<unknown> = Promise.resolve();
   readonly #store: MirrorStore;
 
   constructor(store: MirrorStore) {
@@ -109,38 +112,54 @@ export class InvalidOrders {
   }
 
   async load(): Promise<void> {
-    if (this.#loaded) return;
-    const text = await this.#store.getCheckpoint(STATUS.invalid);
-    this.#entries = new Map(
-      (parseJson<InvalidOrder[]>(text) ?? []).map((entry) => [keyOf(entry), entry]),
-    );
-    this.#loaded = true;
+    this.#known = new Set((await this.#read()).map(keyOf));
   }
 
-  list(): InvalidOrder[] {
-    return [...this.#entries.values()];
-  }
-
-  async add(entry: InvalidOrder, counters: Counters): Promise<void> {
+  add(entry: InvalidOrder, counters: Counters): Promise<void> {
     counters.invalidOrders.set(keyOf(entry), entry);
-    this.#entries.set(keyOf(entry), entry);
-    await this.#save();
+    this.#known.add(keyOf(entry));
+    return this.#update((list) => [...list.filter((e) => keyOf(e) !== keyOf(entry)), entry]);
   }
 
-  async clear(orderNumber: number): Promise<void> {
-    if (!this.#entries.delete(String(orderNumber))) return;
-    await this.#save();
+  clear(orderNumber: number): Promise<void> {
+    if (!this.#known.delete(String(orderNumber))) return Promise.resolve();
+    return this.#update((list) => list.filter((e) => keyOf(e) !== String(orderNumber)));
   }
 
-  async #save(): Promise<void> {
-    // Bounded: a service sending thousands of bad rows must not grow the checkpoint without end.
-    const kept = this.list().slice(-1_000);
-    await this.#store.setCheckpoint(STATUS.invalid, kept.length ? JSON.stringify(kept) : null);
+  #update(change: (list: InvalidOrder[]) => InvalidOrder[]): Promise<void> {
+    const next = this.#queue.then(async () => {
+      // Bounded: a service sending thousands of bad rows must not grow the checkpoint without end.
+      const kept = change(await this.#read()).slice(-1_000);
+      await this.#store.setCheckpoint(STATUS.invalid, kept.length ? JSON.stringify(kept) : null);
+    });
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async #read(): Promise<InvalidOrder[]> {
+    return parseJson<InvalidOrder[]>(await this.#store.getCheckpoint(STATUS.invalid)) ?? [];
   }
 }
 
 const keyOf = (entry: InvalidOrder) =>
   entry.orderNumber === null ? `?${entry.field}` : String(entry.orderNumber);
+
+/**
+ * Equal as JSON values, whatever the order of an object's keys (PostgreSQL's `jsonb` gives keys back
+ * in its own order, and a reordered row is no change).
+ */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  return (
+    keys.length === Object.keys(right).length &&
+    keys.every((key) => Object.hasOwn(right, key) && sameValue(left[key], right[key]))
+  );
+}
 
 export function parseJson<T>(text: string | null): T | undefined {
   if (text === null) return undefined;

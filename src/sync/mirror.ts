@@ -62,6 +62,9 @@ export class OrderMirror {
   readonly #events = new Map<string, Promise<void>>();
   /** When this process last warned that it cannot keep up with its open orders. */
   #warnedBehindAt = Number.NEGATIVE_INFINITY;
+  /** The sites asked for; undefined for every granted site. */
+  readonly #sites: ReadonlySet<number> | undefined;
+  #closed = false;
 
   constructor(options: OrderMirrorOptions) {
     if (!options?.client || !options.store) {
@@ -91,11 +94,13 @@ export class OrderMirror {
       invalid: new InvalidOrders(store),
       warn: (message, error, next) => {
         const code = codeOf(error);
-        log.warn(`${message} (${code}); ${next}`, { code });
-        this.#recordError(code, `${message}: ${messageOf(error)}`);
+        const said = messageOf(error).slice(0, 300);
+        log.warn(`${message} (${code}); ${next}`, { code, error: said });
+        this.#recordError(code, `${message}: ${said}`);
       },
     };
     this.#ctx = ctx;
+    this.#sites = options.siteIds?.length ? new Set(options.siteIds) : undefined;
     this.#reader = new Reader(ctx);
     this.#sweeper = new Sweeper(ctx, this.#reader, (siteId, cursor) => this.#page(siteId, cursor));
     this.#feed = new Feed(ctx);
@@ -109,6 +114,7 @@ export class OrderMirror {
    * `report` says what it did): no sweep is reported that was not made.
    */
   async sync(options: SyncOptions = {}): Promise<SyncReport> {
+    this.#checkOpen();
     await this.#startWriting();
     const counters = new Counters(this.#ctx.clock, options.onProgress);
     this.#ctx.report = counters;
@@ -138,19 +144,26 @@ export class OrderMirror {
    */
   async run(options: RunOptions = {}): Promise<void> {
     const { signal, onPass, onProgress } = options;
-    const { clock, store, sweepIntervalMs, leaseMs } = this.#ctx;
+    const { clock, store, sweepIntervalMs, leaseMs, openIntervalMs } = this.#ctx;
+    this.#checkOpen();
     await this.#startRunning(signal);
     let nextSweep = clock.now();
-    let failures = 0;
+    let sweepFailures = 0;
+    let pollFailures = 0;
     this.#ctx.report = new Counters(clock, onProgress);
     while (!signal?.aborted) {
       if (clock.now() >= nextSweep) {
         try {
-          const outcome = await this.#sweeper.sweep(true);
-          failures = 0;
+          const outcome = await this.#sweeper.sweep(true, signal);
+          sweepFailures = 0;
           if (outcome === "swept") {
-            onPass?.(this.#ctx.report.report());
+            const report = this.#ctx.report.report();
             this.#ctx.report = new Counters(clock, onProgress);
+            try {
+              onPass?.(report);
+            } catch {
+              // A caller's report handler that fails must not fail the loop.
+            }
           }
           // Another process holds the lease or swept lately: look again within a lease's time, so
           // a sweep whose holder died is taken over.
@@ -158,9 +171,10 @@ export class OrderMirror {
             clock.now() +
             (outcome === "swept" ? sweepIntervalMs : Math.min(sweepIntervalMs, leaseMs));
         } catch (error) {
+          if (signal?.aborted) break;
           this.#throwIfFatal(error);
-          failures++;
-          const waitMs = Math.min(sweepIntervalMs, 60_000 * 2 ** Math.min(failures - 1, 4));
+          sweepFailures++;
+          const waitMs = Math.min(sweepIntervalMs, 60_000 * 2 ** Math.min(sweepFailures - 1, 4));
           this.#ctx.warn(
             "sweep failed",
             error,
@@ -169,11 +183,22 @@ export class OrderMirror {
           nextSweep = clock.now() + waitMs;
         }
       }
+      // Polls wait while a round keeps failing (the database read-only, a full disk), not spin.
+      let pollsResume = clock.now();
       try {
-        await this.#pollRound(() => clock.now() >= nextSweep);
+        await this.#pollRound(() => signal?.aborted === true || clock.now() >= nextSweep);
+        pollFailures = 0;
       } catch (error) {
+        if (signal?.aborted) break;
         this.#throwIfFatal(error);
-        this.#ctx.warn("open-order polls failed", error, "they are tried again next round");
+        pollFailures++;
+        const waitMs = Math.min(openIntervalMs, 1_000 * 2 ** Math.min(pollFailures - 1, 6));
+        this.#ctx.warn(
+          "open-order polls failed",
+          error,
+          `they are tried again in ${waitMs / 1000} s`,
+        );
+        pollsResume = clock.now() + waitMs;
       }
       let due: number | null;
       try {
@@ -182,7 +207,9 @@ export class OrderMirror {
         this.#ctx.warn("reading the poll schedule failed", error, "trying again in 5 s");
         due = clock.now() + 5_000;
       }
-      const wake = Math.min(nextSweep, Math.max(due ?? Number.POSITIVE_INFINITY, clock.now() + 1));
+      // An order a webhook adds while this process sleeps is due within an interval at most.
+      const nextPoll = Math.max(due ?? Number.POSITIVE_INFINITY, pollsResume, clock.now() + 1);
+      const wake = Math.min(nextSweep, nextPoll, clock.now() + openIntervalMs);
       try {
         await clock.sleep(wake - clock.now(), signal);
       } catch {
@@ -199,8 +226,11 @@ export class OrderMirror {
    * no positive whole number) is refused with a `MirrorError` (`invalid_event`).
    */
   async handleEvent(event: WebhookEvent): Promise<void> {
+    this.#checkOpen();
     const named = checkEvent(event);
     if (!named) return;
+    // Events come for every granted site; a mirror of some sites reads only theirs.
+    if (this.#sites && !this.#sites.has((event as { siteId?: unknown }).siteId as number)) return;
     const known = this.#events.get(named.eventId);
     if (known) return known;
     const read = this.#startWriting()
@@ -222,6 +252,7 @@ export class OrderMirror {
         `refresh needs an order number (a positive integer), not ${String(orderNumber).slice(0, 40)}.`,
       );
     }
+    this.#checkOpen();
     await this.#startWriting();
     return this.#reader.schedule(orderNumber, ALL, "refresh");
   }
@@ -270,7 +301,9 @@ export class OrderMirror {
       store.getCheckpoint(STATUS.lastSweep),
       store.getCheckpoint(STATUS.lastError),
     ]);
-    await this.#ctx.invalid.load();
+    const invalid = parseJson<MirrorStatus["invalidOrders"]>(
+      await store.getCheckpoint(STATUS.invalid),
+    );
     return {
       lastSweep: parseJson(lastSweep) ?? null,
       sweepHolder: lease
@@ -284,7 +317,7 @@ export class OrderMirror {
       openOrders: due.open,
       dueNow: due.due,
       oldestDueLagMs: due.oldestDueAt === null ? null : Math.max(0, now - due.oldestDueAt),
-      invalidOrders: this.#ctx.invalid.list(),
+      invalidOrders: invalid ?? [],
       lastError: parseJson(lastError) ?? null,
       consumers: await Promise.all(
         consumers.map(async ({ name, position }) => {
@@ -304,12 +337,20 @@ export class OrderMirror {
 
   /** Waits for reads under way, ends `changes()` loops, gives the store's claims back and closes it. */
   async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
     this.#feed.close();
     await this.#reader.idle();
     retireHolder(this.#ctx.holder);
     await this.#ctx.store.close();
     this.#opened = undefined;
     this.#writing = undefined;
+  }
+
+  /** A closed mirror stays closed: a new process (or a new OrderMirror) opens the store again. */
+  #checkOpen(): void {
+    if (this.#closed)
+      throw new MirrorError("mirror_closed", "This OrderMirror was closed; make a new one.");
   }
 
   #open(): Promise<void> {
@@ -415,7 +456,8 @@ function checkEvent(
   if (typeof shape !== "object" || shape === null || Array.isArray(shape)) {
     throw invalidEvent("must be a webhook event (from verifyWebhook or parseWebhook)");
   }
-  if (typeof shape.eventId !== "string") throw invalidEvent("its eventId must be a string");
+  if (typeof shape.eventId !== "string" || shape.eventId === "")
+    throw invalidEvent("its eventId must be a string, not empty");
   if (typeof shape.type !== "string") throw invalidEvent("its type must be a string");
   if (isTestEvent(event)) return undefined;
   const parts = Object.hasOwn(EVENT_PARTS, shape.type) ? EVENT_PARTS[shape.type] : undefined;

@@ -1,11 +1,20 @@
 import { isProblem } from "../core/errors";
-import { ALL, type MirrorContext, type Parts } from "./context";
+import { ALL, type MirrorContext, type Parts, sameValue } from "./context";
 import { decide, type Observation } from "./diff";
+import { Failures } from "./failures";
 import { decodeFailure } from "./invalid";
 import type { Change, ChangeCause } from "./types";
 import { storable } from "./values";
 
 type Row = Record<string, unknown>;
+
+/** Where a read came from: a sweep (with the row its list showed, and the stored row it compared). */
+interface Source {
+  sweep?: number;
+  listed?: Row;
+  /** The stored order the sweep compared `listed` with (null: none was stored). */
+  listedOver?: Row | null;
+}
 
 const PAGE = { items: 200, shipments: 50 } as const;
 
@@ -52,7 +61,7 @@ export class Reader {
     orderNumber: number,
     parts: Parts,
     cause: ChangeCause,
-    from: { sweep?: number; listed?: Row } = {},
+    from: Source = {},
   ): Promise<Change[]> {
     const joinable = from.listed === undefined && from.sweep === undefined;
     const queued = this.#queued.get(orderNumber);
@@ -90,7 +99,7 @@ export class Reader {
   async pollDue(dueBy: number, stop: () => boolean): Promise<{ polled: number; failed: number }> {
     const { store, clock, openIntervalMs, concurrency } = this.#ctx;
     let polled = 0;
-    let failed = 0;
+    const failures = new Failures(this.#ctx);
     while (!stop()) {
       // Small claims, so the processes of a fleet share the due orders instead of one taking all.
       const due = await store.claimDue(dueBy, concurrency * 4, clock.now() + openIntervalMs);
@@ -101,35 +110,43 @@ export class Reader {
             () => {
               polled++;
             },
-            (error) => {
-              failed++;
-              this.#ctx.warn(`reading order ${n} failed`, error, "it is read again next round");
-            },
+            (error) =>
+              failures.add(`reading order ${n} failed`, error, "it is read again next round"),
           ),
         ),
       );
+      failures.throwIfFatal();
       this.#ctx.report.progress();
     }
-    return { polled, failed };
+    return { polled, failed: failures.count };
   }
 
   async #read(
     orderNumber: number,
     asked: Parts,
     cause: ChangeCause,
-    from: { sweep?: number; listed?: Row },
+    from: Source,
   ): Promise<Change[]> {
     const { client, store, clock, report } = this.#ctx;
-    const { listed, sweep } = from;
-    const stored = listed ? undefined : await store.get(orderNumber);
+    const { sweep } = from;
+    const stored = await store.get(orderNumber);
+    // A list row is older than a read committed since the sweep compared it: read the order anew.
+    const listed =
+      from.listed && sameValue(stored?.order ?? null, from.listedOver ?? null)
+        ? from.listed
+        : undefined;
     // An order never read before is read whole, whatever named it.
-    const parts = listed || stored?.order ? asked : ALL;
+    const parts = listed ? asked : stored?.order ? (from.listed ? ALL : asked) : ALL;
+    const lines = parts.items && parts.shipments;
     const seen: Observation = {
       orderNumber,
       cause,
       observedAt: new Date(clock.now()).toISOString(),
       sweep,
-      nextPollAt: (closed, wasClosed) => this.#nextPoll(closed, wasClosed),
+      listed,
+      // A read of part of an order (a webhook's) does not stand for a poll: the schedule stays.
+      nextPollAt: (closed, wasClosed) =>
+        lines || !stored ? this.#nextPoll(closed, wasClosed) : stored.nextPollAt,
     };
     try {
       if (listed) seen.order = listed;
@@ -165,7 +182,8 @@ export class Reader {
       seen.shipments = undefined;
     }
     const changes = await store.commit(orderNumber, (current) => decide(current, seen));
-    await this.#ctx.invalid.clear(orderNumber);
+    // Cleared only by a read of what can hold money that failed before: the items (and the order).
+    if (parts.items) await this.#ctx.invalid.clear(orderNumber);
     for (const change of changes) {
       if (change.type === "order.added") report.ordersAdded++;
       if (change.type === "order.changed") report.ordersChanged++;

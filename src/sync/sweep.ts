@@ -1,12 +1,15 @@
 import { isProblem } from "../core/errors";
-import { ALL, codeOf, LINES, type MirrorContext, STATUS } from "./context";
+import { ALL, codeOf, LINES, type MirrorContext, STATUS, sameValue } from "./context";
 import { MirrorError, SweepHeldError } from "./errors";
+import { Failures } from "./failures";
 import { fieldOf } from "./invalid";
 import type { Reader } from "./reader";
 import { storable } from "./values";
 
 type Row = Record<string, unknown>;
 
+/** Orders read at once by the check of stored orders the list no longer shows. */
+const BATCH = 100;
 /** How often one sweep starts over after the service refused its cursor before it gives up. */
 const MAX_RESTARTS = 3;
 
@@ -31,6 +34,8 @@ export class Sweeper {
   /** When this process last renewed the lease, and whether a renewal found it taken. */
   #renewedAt = Number.NEGATIVE_INFINITY;
   #lost = false;
+  /** The sweep under way in this process: a second request joins it rather than sweeping twice. */
+  #running: Promise<SweepOutcome> | undefined;
 
   constructor(
     ctx: MirrorContext,
@@ -46,7 +51,17 @@ export class Sweeper {
    * Sweeps unless another process holds the lease (`"held"`) or, with `onlyIfDue`, swept within
    * the interval (`"not-due"`). The sweep's end, ok or not, is recorded for `status()`.
    */
-  async sweep(onlyIfDue: boolean): Promise<SweepOutcome> {
+  sweep(onlyIfDue: boolean, signal?: AbortSignal): Promise<SweepOutcome> {
+    if (!this.#running) {
+      const running = this.#sweep(onlyIfDue, signal).finally(() => {
+        if (this.#running === running) this.#running = undefined;
+      });
+      this.#running = running;
+    }
+    return this.#running;
+  }
+
+  async #sweep(onlyIfDue: boolean, signal: AbortSignal | undefined): Promise<SweepOutcome> {
     // Another process may have swept since: the fleet sweeps once per interval, not once each.
     if (onlyIfDue && (await this.#sweptLately())) return "not-due";
     if (!(await this.#renew())) return "held";
@@ -54,7 +69,7 @@ export class Sweeper {
     try {
       // Looked at again under the lease: a sweep may have finished between the look and the lease.
       if (onlyIfDue && (await this.#sweptLately())) return "not-due";
-      await this.#sweepUnderLease();
+      await this.#sweepUnderLease(signal);
       await this.#record({ at: iso(clock.now()), ok: true });
       return "swept";
     } catch (error) {
@@ -110,31 +125,42 @@ export class Sweeper {
     return held;
   }
 
-  async #sweepUnderLease(): Promise<void> {
+  async #sweepUnderLease(signal: AbortSignal | undefined): Promise<void> {
     const { store, clock, siteIds } = this.#ctx;
     const current = await store.getCheckpoint("sweep:current");
     const sweep = current
       ? Number(current)
       : Number((await store.getCheckpoint("sweep:last")) ?? 0) + 1;
     await store.setCheckpoint("sweep:current", String(sweep));
-    for (const siteId of siteIds) await this.#sweepSite(siteId, sweep);
+    for (const siteId of siteIds) await this.#sweepSite(siteId, sweep, signal);
     // Stored orders the list no longer shows: read each; a 404 flags it, never deletes it.
     const unseen = await store.unseen(sweep);
-    await Promise.all(
-      unseen.map((n) =>
-        this.#reader
-          .schedule(n, ALL, "sweep", { sweep })
-          .catch((error) =>
-            this.#ctx.warn(`reading order ${n} failed`, error, "it is read again next sweep"),
-          ),
-      ),
-    );
+    const failures = new Failures(this.#ctx);
+    for (let at = 0; at < unseen.length; at += BATCH) {
+      if (signal?.aborted) throw aborted();
+      await Promise.all(
+        unseen.slice(at, at + BATCH).map((n) =>
+          this.#reader
+            .schedule(n, ALL, "sweep", { sweep })
+            .catch((error) =>
+              failures.add(`reading order ${n} failed`, error, "it is read again next sweep"),
+            )
+            .then(() => this.keepLease()),
+        ),
+      );
+      failures.throwIfFatal();
+      if (this.#lost) throw leaseTaken();
+    }
     await store.setCheckpoint("sweep:last", String(sweep));
     await store.setCheckpoint("sweep:finished-at", String(clock.now()));
     await store.setCheckpoint("sweep:current", null);
   }
 
-  async #sweepSite(siteId: number | undefined, sweep: number): Promise<void> {
+  async #sweepSite(
+    siteId: number | undefined,
+    sweep: number,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const { store, clock, report } = this.#ctx;
     const name = `sweep:cursor:${siteId ?? "all"}`;
     let cursor = (await store.getCheckpoint(name)) ?? undefined;
@@ -142,6 +168,7 @@ export class Sweeper {
     const followed = new Set<string>(cursor === undefined ? [] : [cursor]);
     let restarts = 0;
     for (;;) {
+      if (signal?.aborted) throw aborted();
       let page: ListPage;
       try {
         report.requests++;
@@ -165,7 +192,7 @@ export class Sweeper {
           error,
           `the sweep starts over in ${waitMs / 1000} s`,
         );
-        await clock.sleep(waitMs);
+        await clock.sleep(waitMs, signal);
         cursor = undefined;
         followed.clear();
         continue;
@@ -220,9 +247,10 @@ export class Sweeper {
     const unchanged: number[] = [];
     const reads: Promise<unknown>[] = [];
     const onPage = new Set<number>();
+    const failures = new Failures(this.#ctx);
     for (const listed of page.data) {
       report.ordersSeen++;
-      const order = storable(listed);
+      const order = typeof listed === "object" && listed !== null ? storable(listed) : {};
       const orderNumber = order.orderNumber;
       if (!Number.isSafeInteger(orderNumber) || (orderNumber as number) <= 0) {
         this.#ctx.log.warn("a listed order has no usable orderNumber; it is left out", {
@@ -237,20 +265,27 @@ export class Sweeper {
       }
       onPage.add(n);
       const stored = await store.get(n);
-      if (stored && !stored.unresolvable && sameJson(stored.order, order)) unchanged.push(n);
+      if (stored && !stored.unresolvable && sameValue(stored.order, order)) unchanged.push(n);
       else
         reads.push(
           this.#reader
-            .schedule(n, LINES, "sweep", { sweep, listed: order })
+            // The row the list showed is used only if nothing wrote the order since it was
+            // compared: a webhook's newer read must not be overwritten by an older list row.
+            .schedule(n, LINES, "sweep", {
+              sweep,
+              listed: order,
+              listedOver: stored?.order ?? null,
+            })
             .catch((error) =>
               // Not stored, so the next sweep sees it changed again and reads it then.
-              this.#ctx.warn(`reading order ${n} failed`, error, "it is read again next sweep"),
+              failures.add(`reading order ${n} failed`, error, "it is read again next sweep"),
             )
             .then(() => this.keepLease()),
         );
     }
     await store.markSeen(unchanged, sweep);
     await Promise.all(reads);
+    failures.throwIfFatal();
   }
 }
 
@@ -264,6 +299,6 @@ function leaseTaken(): MirrorError {
 const site = (siteId: number | undefined) => (siteId === undefined ? "" : ` (site ${siteId})`);
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+function aborted(): MirrorError {
+  return new MirrorError("aborted", "The sweep stopped: the mirror was asked to stop.");
 }
