@@ -11,15 +11,18 @@ export const USAGE = `usage: partner-orders <command> [options]
   submit order.json [--wait] [--timeout 120s]
                                           validate (nothing sent if invalid), submit, wait
   submissions wait ID [--timeout 120s]    wait for a submission to finish
-  sync [--db orders.db | --postgres URL] [--once]
-                                          keep a local mirror; --json prints each change
+  sync [--db orders.db | --postgres URL] [--site N,N] [--once]
+                                          keep a local mirror until Ctrl-C (--once: one pass);
+                                          --json prints each change, then a summary
+  status [--db orders.db | --postgres URL]
+                                          the mirror's health, read from its store only
   sandbox [--port N] [--seed N] [--host H]
                                           an in-memory service on loopback
 
   --base-url URL  --client-id ID  --client-secret SECRET  --json  --help
 
 exit codes: 0 done; 1 an error, or a submission that failed; 2 a usage error or an invalid
-order; 3 a submission still unfinished at the deadline`;
+order; 3 a submission still unfinished at the deadline; 4 another process holds the sweep`;
 
 const OPTIONS = {
   "base-url": { type: "string" },
@@ -64,6 +67,12 @@ export function int(text: string | undefined, what: string): number | undefined 
   if (text.trim() === "" || !Number.isSafeInteger(value) || value < 0)
     throw new UsageError(`${what} must be a whole number, not ${JSON.stringify(text)}`);
   return value;
+}
+
+/** `101,102`: one or more site ids. */
+export function ints(text: string | undefined, what: string): number[] | undefined {
+  if (text === undefined) return undefined;
+  return text.split(",").map((part) => int(part.trim(), what) as number);
 }
 
 /** `120s`, `2m`, `500ms` or plain seconds. */

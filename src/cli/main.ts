@@ -1,8 +1,9 @@
 import { PartnerOrders } from "../client";
 import { RequestValidationError } from "../core/errors";
 import { diagnose } from "../internal/diagnose";
+import { SweepHeldError } from "../sync/errors";
 import { int, parseCommandLine, USAGE, UsageError } from "./args";
-import { sync } from "./mirror";
+import { status, sync } from "./mirror";
 import { cliLogger, Output } from "./output";
 import { sandbox } from "./sandbox";
 import { submit, waitForSubmission } from "./submit";
@@ -87,6 +88,8 @@ async function dispatch(
     case "submissions wait":
       if (rest[0] === undefined) throw new UsageError("submissions wait needs a submission id");
       return waitForSubmission(client(), rest[0], values, out);
+    case "status":
+      return status(client, values, out);
     case "sandbox":
       return sandbox(values, out);
   }
@@ -105,6 +108,15 @@ export function report(error: unknown, out: Output): number {
     out.error(undefined, error.message, undefined);
     if (!out.json) out.diagnostic(`\n${USAGE}`);
     return 2;
+  }
+  if (error instanceof SweepHeldError) {
+    out.error(
+      "sweep_held",
+      `another process holds the sweep (${error.holder}, since ${error.since ?? "a time it did not record"}); no pass was made`,
+      error.hint,
+      { holder: error.holder, since: error.since },
+    );
+    return 4;
   }
   const { code, message, hint } = diagnose(error);
   const fields: Record<string, unknown> = {};
