@@ -1,0 +1,175 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createSandbox, FIXTURES, type Listener, type Sandbox } from "partner-orders/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assertBuilt, killAll, cli as run, STACK_FRAME, start } from "./support";
+
+/** `sync` and `status` as a shell runs them: the built CLI, the sandbox, real SQLite files. */
+let sandbox: Sandbox;
+let listener: Listener;
+let dir: string;
+
+beforeAll(async () => {
+  assertBuilt();
+  sandbox = createSandbox();
+  listener = await sandbox.listen();
+  dir = mkdtempSync(join(tmpdir(), "partner-orders-cli-sync-"));
+});
+afterAll(async () => {
+  killAll();
+  await sandbox?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const credentials = () => ({
+  PARTNER_ORDERS_BASE_URL: listener.url,
+  PARTNER_ORDERS_CLIENT_ID: sandbox.credentials.clientId,
+  PARTNER_ORDERS_CLIENT_SECRET: sandbox.credentials.clientSecret,
+});
+const noCredentials = {
+  PARTNER_ORDERS_BASE_URL: undefined,
+  PARTNER_ORDERS_CLIENT_ID: undefined,
+  PARTNER_ORDERS_CLIENT_SECRET: undefined,
+};
+const cli = (args: string[]) => run(args, credentials());
+const jsonLines = (text: string) =>
+  text
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+
+/** A loopback port nothing listens on (it was free a moment ago, and nobody is told of it). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("sync --once", () => {
+  it("fills a SQLite file, prints each change as a JSON line and then the totals", async () => {
+    const db = join(dir, "orders.db");
+    const result = await cli(["sync", "--once", "--db", db, "--json"]);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = jsonLines(result.stdout);
+    const summary = lines.pop();
+    expect(summary).toMatchObject({ type: "sync.summary", passes: 1, invalidOrders: [] });
+    // Every change the pass wrote was printed before the totals.
+    expect(lines).toHaveLength(summary.changesWritten);
+    expect(lines.filter((c) => c.type === "order.added")).toHaveLength(summary.ordersAdded);
+    expect(summary.ordersAdded).toBeGreaterThan(100);
+    const again = await cli(["sync", "--once", "--db", db]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^changesWritten: 0$/m);
+    expect(again.stdout).toMatch(/^invalidOrders: 0$/m);
+  }, 60_000);
+
+  it("prints the mirror's warnings on stderr, one line each", async () => {
+    const db = join(dir, "warnings.db");
+    sandbox.faults.inject({
+      method: "GET",
+      path: "/v1/orders/{orderNumber}/items",
+      status: 400,
+      code: "invalid_order_number",
+    });
+    const result = await cli(["sync", "--once", "--db", db, "--site", String(FIXTURES.sites.main)]);
+    expect(result.code, result.stderr).toBe(0);
+    const warnings = result.stderr.split("\n").filter((l) => l.startsWith("warning: "));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^warning: .*order \d+.* status=400/);
+  }, 60_000);
+
+  it("a database directory that does not exist: one line naming the path, no stack (exit 1)", async () => {
+    const db = join(dir, "missing-dir", "x.db");
+    const result = await cli(["sync", "--once", "--db", db]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toMatch(STACK_FRAME);
+    const [first, hint, ...more] = result.stderr.trimEnd().split("\n");
+    expect(first).toBe(
+      `error (store_open_failed): cannot open ${db}: the directory ${join(dir, "missing-dir")} does not exist`,
+    );
+    expect(hint).toMatch(/^hint: /);
+    expect(more).toEqual([]);
+  }, 30_000);
+
+  it("a PostgreSQL server that cannot be reached: the error's line, never the driver's object or the password", async () => {
+    const url = `postgres://mirror:pw-s3cret-xyz@127.0.0.1:${await closedPort()}/orders`;
+    const result = await cli(["sync", "--once", "--postgres", url]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error \([a-z_]+\): .*ECONNREFUSED/);
+    expect(result.stderr).not.toMatch(STACK_FRAME);
+    expect(result.stderr).not.toMatch(/errno|syscall|\{$/m);
+    expect(result.stderr).not.toContain("pw-s3cret-xyz");
+    expect(result.stderr.trimEnd().split("\n").length).toBeLessThanOrEqual(2);
+  }, 30_000);
+
+  it("--db with --postgres, or a --site that is no number, is a usage error (exit 2)", async () => {
+    const both = await cli(["sync", "--once", "--db", join(dir, "a.db"), "--postgres", "x"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("give --db or --postgres, not both");
+    const site = await cli(["sync", "--once", "--db", join(dir, "a.db"), "--site", "101,x"]);
+    expect(site.code).toBe(2);
+    expect(site.stderr).toContain('--site must be a whole number, not "x"');
+  }, 30_000);
+});
+
+describe("sync (until stopped)", () => {
+  it("says what it mirrors where, and stops on SIGTERM with exit 0", async () => {
+    const db = join(dir, "run.db");
+    const sync = start(["sync", "--db", db, "--site", "101,102"], credentials());
+    await sync.waitFor("stdout", /\n/);
+    expect(sync.stdout).toBe(
+      `mirroring sites 101, 102 into ${db} (SQLite): a sweep every 15 min, open orders every 5 min; Ctrl-C stops after the current write\n`,
+    );
+    sync.proc.kill("SIGTERM");
+    const done = await sync.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toMatch(
+      /^stopped after [\d,]+ pass(es)?: [\d,]+ changes?, [\d,]+ requests? in /m,
+    );
+    expect(done.stderr).toBe("");
+  }, 60_000);
+
+  it("with --json: changes on stdout, the start line on stderr, the totals as the last line", async () => {
+    const db = join(dir, "run-json.db");
+    const sync = start(["sync", "--db", db, "--json"], credentials());
+    await sync.waitFor("stderr", /^mirroring every granted site into /);
+    // The sweep is under way once changes come out.
+    await sync.waitFor("stdout", /"type":"order\.added"/);
+    sync.proc.kill("SIGTERM");
+    const done = await sync.done;
+    expect(done.code, done.stderr).toBe(0);
+    const lines = jsonLines(done.stdout);
+    expect(lines.at(-1)).toMatchObject({ type: "sync.summary" });
+    expect(lines.slice(0, -1).every((c) => typeof c.id === "number")).toBe(true);
+  }, 60_000);
+
+  it("a store that cannot be opened ends it with the code and hint (exit 1)", async () => {
+    const db = join(dir, "nowhere", "run.db");
+    const result = await cli(["sync", "--db", db]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error \(store_open_failed\): cannot open .*nowhere/);
+    expect(result.stderr).toMatch(/^hint: /m);
+    expect(result.stderr).not.toMatch(STACK_FRAME);
+  }, 30_000);
+});
+
+describe("status", () => {
+  it("needs no credential, and names a database file that does not exist (exit 1)", async () => {
+    const db = join(dir, "never-synced.db");
+    const result = await run(["status", "--db", db], noCredentials);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      new RegExp(`^error \\(store_not_found\\): ${db.replaceAll(".", "\\.")} does not exist`),
+    );
+    expect(result.stderr).not.toMatch(STACK_FRAME);
+  }, 30_000);
+
+  it("--db with --postgres is a usage error (exit 2)", async () => {
+    const result = await run(["status", "--db", "x.db", "--postgres", "y"], noCredentials);
+    expect(result.code).toBe(2);
+  }, 30_000);
+});
