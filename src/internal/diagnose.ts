@@ -14,7 +14,7 @@ import {
   SubmissionTimeoutError,
 } from "../core/errors";
 import { boundText } from "../core/redact";
-import { MirrorError } from "../sync/errors";
+import { FATAL_MIRROR_CODES, MirrorError } from "../sync/errors";
 
 /** An error as an operator should read it. */
 export interface Diagnosis {
@@ -79,7 +79,7 @@ export function diagnose(error: unknown): Diagnosis {
       code: error.code,
       message: withoutHint(error.message, error.hint),
       hint: error.hint,
-      fatal: error.code !== "store_unavailable" && error.code !== "sweep_held",
+      fatal: FATAL_MIRROR_CODES.has(error.code),
     };
   }
   if (error instanceof RequestValidationError) {

@@ -19,6 +19,20 @@ export class MirrorError extends PartnerOrdersError {
   }
 }
 
+/**
+ * Mirror errors no retry can fix: a store that refuses this process, this account or this version,
+ * or a mirror already closed. Every other code (a database away, a sweep held or lost, a list
+ * whose cursors misbehave) is waited out.
+ */
+export const FATAL_MIRROR_CODES: ReadonlySet<string> = new Set([
+  "store_locked",
+  "store_open_failed",
+  "schema_too_new",
+  "schema_mismatch",
+  "store_account_mismatch",
+  "mirror_closed",
+]);
+
 /** SQLite is one process: another live process runs the mirror on this file. */
 export class StoreLockedError extends MirrorError {
   override name = "StoreLockedError";
