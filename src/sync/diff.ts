@@ -9,6 +9,11 @@ export interface Observation {
   observedAt: string;
   /** The order as the service answered it (JSON-ready), or "gone" for a 404 `order_not_found`. */
   order?: Row | "gone";
+  /**
+   * The row `GET /v1/orders` showed, when a sweep started this read. An order listed but answering
+   * 404 for its items or shipments, and never stored, is stored as listed and flagged unresolvable.
+   */
+  listed?: Row;
   items?: Row[];
   shipments?: Row[];
   /** Epoch ms; the mirror's schedule for the order's next poll, computed by the caller. */
@@ -33,6 +38,8 @@ function fieldDiff(before: Row, after: Row, ignore: readonly string[] = []) {
 const shipped = (s: Row) => s.shippedOn !== null && s.shippedOn !== undefined;
 const tracking = (s: Row) =>
   Array.isArray(s.trackingNumbers) ? (s.trackingNumbers as string[]) : [];
+/** What `shipment.shipped` already tells: the date and the tracking the shipment left with. */
+const SHIPPING_FIELDS = ["shippedOn", "trackingNumbers", "packages", "manualTrackingNumber"];
 
 /**
  * The heart of the mirror, a pure function: the stored row and what was just read give the new row
@@ -46,9 +53,30 @@ export function decide(current: StoredOrder | undefined, seen: Observation): Com
 
   if (seen.order === "gone") {
     // Errors rule 4: a 404 is not proof the order is gone. Keep it, flag it once.
-    if (!current || current.unresolvable) return undefined;
-    push(current.siteId, { type: "order.unresolvable" });
-    return { next: { ...current, unresolvable: true, nextPollAt: null }, changes };
+    if (current) {
+      if (current.unresolvable) return undefined;
+      push(current.siteId, { type: "order.unresolvable" });
+      return { next: { ...current, unresolvable: true, nextPollAt: null }, changes };
+    }
+    // Listed, then 404 for its lines or shipments: the list row is the one answer it gave, so it is
+    // stored and flagged, rather than an order the partner can see in the list going unmentioned.
+    const listed = seen.listed;
+    if (!listed) return undefined;
+    const siteId = Number(listed.siteId);
+    push(siteId, { type: "order.added", order: listed });
+    push(siteId, { type: "order.unresolvable" });
+    const next: StoredOrder = {
+      orderNumber: seen.orderNumber,
+      siteId,
+      order: listed,
+      items: null,
+      shipments: null,
+      closed: listed.closed === true,
+      unresolvable: true,
+      nextPollAt: null,
+      seenInSweep: seen.sweep ?? 0,
+    };
+    return { next, changes };
   }
 
   const order = seen.order ?? current?.order;
@@ -56,6 +84,7 @@ export function decide(current: StoredOrder | undefined, seen: Observation): Com
   const siteId = Number(order.siteId ?? current?.siteId);
   const closed = order.closed === true;
 
+  if (current?.unresolvable) push(siteId, { type: "order.restored", order });
   if (seen.order) {
     if (!current) push(siteId, { type: "order.added", order });
     else {
@@ -106,7 +135,8 @@ function diffShipments(before: Row[] | null, after: Row[], push: (change: Row) =
     const wasShipped = prior ? shipped(prior) : false;
     if (shipped(shipment) && !wasShipped) {
       push({ type: "shipment.shipped", shipment, trackingNumbers: tracking(shipment) });
-      ignore.push("shippedOn");
+      // The shipping is reported once: its date and tracking travel in `shipment.shipped`.
+      ignore.push(...SHIPPING_FIELDS);
     }
     // The Shipment invariant: shipped always has tracking. Reported when it starts being broken.
     const faulty = shipped(shipment) && tracking(shipment).length === 0;

@@ -1,0 +1,153 @@
+import { describe, expect, it } from "vitest";
+import { decide } from "../../../src/sync/diff";
+import { AT, change, NEXT_POLL, order, seen, stored } from "./support";
+
+describe("decide: an order read for the first time", () => {
+  it("is stored with nothing else read yet, and reported added", () => {
+    const read = order();
+    expect(decide(undefined, seen({ order: read, sweep: 7 }))).toStrictEqual({
+      next: {
+        orderNumber: 100001,
+        siteId: 101,
+        order: read,
+        items: null,
+        shipments: null,
+        closed: false,
+        unresolvable: false,
+        nextPollAt: NEXT_POLL,
+        seenInSweep: 7,
+      },
+      changes: [
+        {
+          orderNumber: 100001,
+          observedAt: AT,
+          cause: "sweep",
+          siteId: 101,
+          type: "order.added",
+          order: read,
+        },
+      ],
+    });
+  });
+
+  it("carries the cause and time of the read that found it", () => {
+    const commit = decide(
+      undefined,
+      seen({ order: order(), cause: "webhook", observedAt: "2026-03-02T08:30:00.000Z" }),
+    );
+    expect(commit?.changes[0]).toStrictEqual({
+      orderNumber: 100001,
+      observedAt: "2026-03-02T08:30:00.000Z",
+      cause: "webhook",
+      siteId: 101,
+      type: "order.added",
+      order: order(),
+    });
+  });
+
+  it("is not stored from its items or shipments alone: it is read whole first", () => {
+    expect(decide(undefined, seen({ items: [{ itemNumber: 1 }] }))).toBeUndefined();
+    expect(decide(undefined, seen({ shipments: [{ shipmentNumber: 1 }] }))).toBeUndefined();
+    expect(decide(undefined, seen({}))).toBeUndefined();
+  });
+
+  it("is closed only when `closed` is true, and scheduled from that", () => {
+    const calls: unknown[][] = [];
+    const nextPollAt = (closed: boolean, wasClosed: boolean | undefined) => {
+      calls.push([closed, wasClosed]);
+      return closed ? null : 42;
+    };
+    const closedOne = decide(undefined, seen({ order: order({ closed: true }), nextPollAt }));
+    const odd = decide(undefined, seen({ order: order({ closed: "true" }), nextPollAt }));
+    expect([closedOne?.next.closed, closedOne?.next.nextPollAt]).toEqual([true, null]);
+    expect([odd?.next.closed, odd?.next.nextPollAt]).toEqual([false, 42]);
+    expect(calls).toEqual([
+      [true, undefined],
+      [false, undefined],
+    ]);
+  });
+
+  it("counts as seen in no sweep when no sweep read it", () => {
+    expect(decide(undefined, seen({ order: order() }))?.next.seenInSweep).toBe(0);
+  });
+});
+
+describe("decide: an order read again", () => {
+  it("that is the same writes its row again with no change", () => {
+    const commit = decide(stored(), seen({ order: order(), sweep: 9 }));
+    expect(commit).toStrictEqual({
+      next: { ...stored(), nextPollAt: NEXT_POLL, seenInSweep: 9 },
+      changes: [],
+    });
+  });
+
+  it("names the fields that moved, appeared or went, with their stored values", () => {
+    const before = order({ purchaseOrder: "PO-1" });
+    const { purchaseOrder: _, ...rest } = before;
+    const after = { ...rest, status: "Shipped", projectName: "Spring" };
+    const commit = decide(stored({ order: before }), seen({ order: after }));
+    expect(commit?.changes).toStrictEqual([
+      change("order.changed", {
+        order: after,
+        fields: ["status", "purchaseOrder", "projectName"],
+        previous: { status: "In Production", purchaseOrder: "PO-1", projectName: null },
+      }),
+    ]);
+    expect(commit?.next.order).toBe(after);
+  });
+
+  it("reports a nested value by its top-level field, with the whole stored value", () => {
+    const after = order({
+      totals: { item: "10.0000000000", shipping: "2.5", tax: null, order: null },
+    });
+    expect(decide(stored(), seen({ order: after }))?.changes).toStrictEqual([
+      change("order.changed", {
+        order: after,
+        fields: ["totals"],
+        previous: {
+          totals: { item: "10.0000000000", shipping: "2.5000000000", tax: null, order: null },
+        },
+      }),
+    ]);
+  });
+
+  it("files the row under the site the order now names", () => {
+    const after = order({ siteId: 102 });
+    const commit = decide(stored(), seen({ order: after }));
+    expect(commit?.next.siteId).toBe(102);
+    expect(commit?.changes).toStrictEqual([
+      change("order.changed", { order: after, fields: ["siteId"], previous: { siteId: 101 } }, 102),
+    ]);
+  });
+
+  it("schedules the next poll from whether the order is closed now and was before", () => {
+    const calls: unknown[][] = [];
+    const nextPollAt = (closed: boolean, wasClosed: boolean | undefined) => {
+      calls.push([closed, wasClosed]);
+      return 77;
+    };
+    const commit = decide(
+      stored({ closed: true }),
+      seen({ order: order({ closed: false }), nextPollAt }),
+    );
+    expect(commit?.next.nextPollAt).toBe(77);
+    expect(commit?.next.closed).toBe(false);
+    expect(calls).toEqual([[false, true]]);
+  });
+
+  it("keeps the sweep that last saw it when no sweep read it", () => {
+    expect(decide(stored({ seenInSweep: 5 }), seen({ order: order() }))?.next.seenInSweep).toBe(5);
+  });
+
+  it("keeps the parts not read this time as stored", () => {
+    const items = [{ itemNumber: 1, quantity: 2 }];
+    const shipments = [{ shipmentNumber: 1, shippedOn: null }];
+    const base = stored({ items, shipments });
+    const onlyOrder = decide(base, seen({ order: order() }));
+    expect([onlyOrder?.next.items, onlyOrder?.next.shipments]).toEqual([items, shipments]);
+    const onlyItems = decide(base, seen({ items: [{ itemNumber: 1, quantity: 2 }] }));
+    expect([onlyItems?.next.order, onlyItems?.next.shipments]).toEqual([base.order, shipments]);
+    const onlyShipments = decide(base, seen({ shipments: [] }));
+    expect([onlyShipments?.next.items, onlyShipments?.next.shipments]).toEqual([items, []]);
+  });
+});
