@@ -65,10 +65,63 @@ describe("decide: the lines of an order", () => {
     ]);
   });
 
+  it("reports a line that is no longer cancelled as a change of `cancelled`", () => {
+    const before = line(1, { cancelled: true });
+    expect(changes([before], [line(1)])).toStrictEqual([
+      change("item.changed", {
+        item: line(1),
+        fields: ["cancelled"],
+        previous: { cancelled: true },
+      }),
+    ]);
+  });
+
+  it("takes only `cancelled: true` as cancelled", () => {
+    expect(changes([line(1)], [line(1, { cancelled: "true" })])).toStrictEqual([
+      change("item.changed", {
+        item: line(1, { cancelled: "true" }),
+        fields: ["cancelled"],
+        previous: { cancelled: false },
+      }),
+    ]);
+  });
+
   // Lines never leave the list (a cancelled one stays), so there is nothing true to report.
   it("reports nothing for a stored line missing from the read, and stores the read", () => {
     const commit = decide(stored({ items: [line(1), line(2)] }), seen({ items: [line(2)] }));
     expect(commit?.changes).toStrictEqual([]);
     expect(commit?.next.items).toEqual([line(2)]);
+  });
+
+  it("pairs lines that share a number in list order, none compared twice", () => {
+    const first = line(5, { quantity: 1 });
+    const second = line(5, { quantity: 2 });
+    expect(changes([first, second], [first, second])).toStrictEqual([]);
+    const moved = line(5, { quantity: 3 });
+    expect(changes([first, second], [first, moved])).toStrictEqual([
+      change("item.changed", { item: moved, fields: ["quantity"], previous: { quantity: 2 } }),
+    ]);
+    expect(changes([first], [first, second])).toStrictEqual([
+      change("item.added", { item: second }),
+    ]);
+  });
+
+  it("pairs lines without a number in list order too", () => {
+    const { itemNumber: _, ...bare } = line(0);
+    const moved = { ...bare, quantity: 9 };
+    expect(changes([bare, bare], [bare, moved])).toStrictEqual([
+      change("item.changed", { item: moved, fields: ["quantity"], previous: { quantity: 2 } }),
+    ]);
+  });
+
+  it("pairs no line of a first read with anything, a line without a number included", () => {
+    const { itemNumber: _, ...bare } = line(0);
+    expect(changes(null, [bare])).toStrictEqual([change("item.added", { item: bare })]);
+  });
+
+  it('keeps lines numbered 5 and "5" apart', () => {
+    expect(changes([line(5)], [line("5")])).toStrictEqual([
+      change("item.added", { item: line("5") }),
+    ]);
   });
 });

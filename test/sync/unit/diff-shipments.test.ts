@@ -209,4 +209,15 @@ describe("decide: the list of shipments", () => {
       change("shipment.added", { shipment: two }),
     ]);
   });
+
+  it("pairs shipments that share a number in list order: a second one is added, or removed", () => {
+    const twin = waiting({ shippingService: "Air" });
+    expect(changes([waiting()], [waiting(), twin])).toStrictEqual([
+      change("shipment.added", { shipment: twin }),
+    ]);
+    expect(changes([waiting(), twin], [waiting()])).toStrictEqual([
+      change("shipment.removed", { shipment: twin }),
+    ]);
+    expect(changes([waiting(), twin], [waiting(), twin])).toStrictEqual([]);
+  });
 });

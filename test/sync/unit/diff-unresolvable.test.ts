@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { PartnerOrdersError } from "../../../src/core/errors";
 import { decide } from "../../../src/sync/diff";
 import { change, NEXT_POLL, order, seen, stored } from "./support";
 
@@ -78,6 +79,18 @@ describe("decide: an order that answers 404", () => {
       ["order.unresolvable", 105],
     ]);
   });
+
+  it("listed as something that is not a row writes nothing", () => {
+    for (const listed of [null, [], "order"]) {
+      const bad = listed as unknown as Record<string, unknown>;
+      expect(decide(undefined, seen({ order: "gone", listed: bad }))).toBeUndefined();
+    }
+  });
+
+  it("listed without a site is refused, not filed under NaN", () => {
+    const listed = order({ siteId: undefined });
+    expect(() => decide(undefined, seen({ order: "gone", listed }))).toThrow(PartnerOrdersError);
+  });
 });
 
 describe("decide: a flagged order that answers again", () => {
@@ -117,5 +130,9 @@ describe("decide: a flagged order that answers again", () => {
     const commit = decide(stored({ unresolvable: true }), seen({ shipments: [] }));
     expect(commit?.changes).toStrictEqual([change("order.restored", { order: order() })]);
     expect(commit?.next.unresolvable).toBe(false);
+  });
+
+  it("stays flagged when nothing came back", () => {
+    expect(decide(stored({ unresolvable: true }), seen({}))).toBeUndefined();
   });
 });

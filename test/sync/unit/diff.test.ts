@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { PartnerOrdersError } from "../../../src/core/errors";
 import { decide } from "../../../src/sync/diff";
 import { AT, change, NEXT_POLL, order, seen, stored } from "./support";
 
@@ -111,6 +112,47 @@ describe("decide: an order read again", () => {
     ]);
   });
 
+  it("ignores the order of an object's keys, as a jsonb column gives them back", () => {
+    const before = {
+      totals: { order: null, tax: null, shipping: "2.5000000000", item: "10.0000000000" },
+      closed: false,
+      siteId: 101,
+      status: "In Production",
+      orderNumber: 100001,
+    };
+    expect(decide(stored({ order: before }), seen({ order: order() }))?.changes).toEqual([]);
+  });
+
+  it.each([
+    ["a list in another order", ["a", "b"], ["b", "a"]],
+    ["a longer list", ["a"], ["a", "b"]],
+    ["a shorter list", ["a", "b"], ["a"]],
+    ["a list for an object with its indexes as keys", { 0: "a" }, ["a"]],
+    ["an object for a list", ["a"], { 0: "a" }],
+    ["an object with one key more", { a: 1 }, { a: 1, b: 2 }],
+    ["an object with one key less", { a: 1, b: 2 }, { a: 1 }],
+    ["an object with another key", { a: 1 }, { b: 1 }],
+    ["a nested value", { a: { b: [1, { c: 2 }] } }, { a: { b: [1, { c: 3 }] } }],
+    ["null for an empty object", {}, null],
+    ["an empty object for null", null, {}],
+    ["text for a number", 1, "1"],
+    ["false for null", null, false],
+    ["a null field for an absent one", undefined, null],
+  ])("tells %s from the stored value", (_, before, after) => {
+    const commit = decide(
+      stored({ order: order({ tags: before }) }),
+      seen({ order: order({ tags: after }) }),
+    );
+    expect(commit?.changes.map((c) => "fields" in c && c.fields)).toEqual([["tags"]]);
+  });
+
+  it("tells a field named __proto__ from another field", () => {
+    const before = JSON.parse('{"orderNumber":100001,"siteId":101,"extra":{"__proto__":{}}}');
+    const after = { orderNumber: 100001, siteId: 101, extra: { other: {} } };
+    const commit = decide(stored({ order: before }), seen({ order: after }));
+    expect(commit?.changes.map((c) => "fields" in c && c.fields)).toEqual([["extra"]]);
+  });
+
   it("files the row under the site the order now names", () => {
     const after = order({ siteId: 102 });
     const commit = decide(stored(), seen({ order: after }));
@@ -118,6 +160,29 @@ describe("decide: an order read again", () => {
     expect(commit?.changes).toStrictEqual([
       change("order.changed", { order: after, fields: ["siteId"], previous: { siteId: 101 } }, 102),
     ]);
+  });
+
+  it("keeps the stored site when the order names none it can be filed under", () => {
+    for (const siteId of [undefined, null, "101", 1.5, Number.NaN]) {
+      const commit = decide(stored({ siteId: 103 }), seen({ order: order({ siteId }) }));
+      expect(commit?.next.siteId).toBe(103);
+      expect(commit?.changes[0]?.siteId).toBe(103);
+    }
+  });
+
+  it("refuses to store a new order without a whole-number site, rather than file it under NaN", () => {
+    for (const siteId of [undefined, "101", 1.5]) {
+      let thrown: unknown;
+      try {
+        decide(undefined, seen({ order: order({ siteId }) }));
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(PartnerOrdersError);
+      expect((thrown as Error).message).toBe(
+        "Order 100001 was read without a whole-number siteId, so it is not stored; it is read again on the next sweep.",
+      );
+    }
   });
 
   it("schedules the next poll from whether the order is closed now and was before", () => {
@@ -149,5 +214,39 @@ describe("decide: an order read again", () => {
     expect([onlyItems?.next.order, onlyItems?.next.shipments]).toEqual([base.order, shipments]);
     const onlyShipments = decide(base, seen({ shipments: [] }));
     expect([onlyShipments?.next.items, onlyShipments?.next.shipments]).toEqual([items, []]);
+  });
+
+  it("writes nothing when nothing was read", () => {
+    expect(decide(stored(), seen({ sweep: 9 }))).toBeUndefined();
+  });
+
+  it.each([
+    ["null", null],
+    ["an object", { itemNumber: 1 }],
+    ["text", "[]"],
+    ["a list holding something that is not a row", [{ itemNumber: 1 }, null]],
+    ["a list holding a list", [[]]],
+    ["a list holding a number", [1]],
+  ])("takes items or shipments that are %s as not read", (_, value) => {
+    const items = [{ itemNumber: 1, quantity: 2 }];
+    const shipments = [{ shipmentNumber: 1, shippedOn: null }];
+    const base = stored({ items, shipments });
+    const bad = value as unknown as Record<string, unknown>[];
+    const commit = decide(base, seen({ order: order(), items: bad, shipments: bad }));
+    expect(commit).toStrictEqual({
+      next: { ...base, nextPollAt: NEXT_POLL },
+      changes: [],
+    });
+    expect(decide(base, seen({ items: bad, shipments: bad }))).toBeUndefined();
+  });
+
+  it.each([
+    ["null", null],
+    ["a list", []],
+    ["text", "{}"],
+  ])("takes an order that is %s as not read", (_, value) => {
+    const bad = value as unknown as Record<string, unknown>;
+    expect(decide(stored(), seen({ order: bad }))).toBeUndefined();
+    expect(decide(undefined, seen({ order: bad, items: [] }))).toBeUndefined();
   });
 });
