@@ -7,9 +7,11 @@ import { Decimal } from "../core/money";
  */
 export function storable<T>(value: T): Record<string, unknown> {
   return JSON.parse(
-    JSON.stringify(value, function (this: Record<string, unknown>, key: string) {
+    JSON.stringify(value, function (this: Record<string, unknown>, key: string, json: unknown) {
+      // Money from the raw value, not from what `Decimal#toJSON` made of it: that can carry an
+      // exponent (`1e+21`). Anything else as its own `toJSON` made it (a `Date`, ISO text).
       const raw = this[key];
-      return raw instanceof Decimal ? raw.toFixed() : raw;
+      return raw instanceof Decimal ? raw.toFixed() : json;
     }),
   );
 }
