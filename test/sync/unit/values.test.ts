@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Decimal } from "../../../src/core/money";
-import { reviveItem, reviveOrder, storable } from "../../../src/sync/values";
+import { reviveItem, reviveOrder, reviveShipment, storable } from "../../../src/sync/values";
 
 /** The decimal text of a revived value, or the value itself when it was not revived. */
 const text = (value: unknown) => (value instanceof Decimal ? `Decimal ${value.toFixed()}` : value);
@@ -133,5 +133,12 @@ describe("reviveItem: a stored line as the client gives it", () => {
     const row = { itemNumber: 1, lineTotal: "30" };
     reviveItem(row);
     expect(row).toStrictEqual({ itemNumber: 1, lineTotal: "30" });
+  });
+});
+
+describe("reviveShipment: a stored shipment as the client gives it", () => {
+  it("has no money today, so every field stays as stored", () => {
+    const row = { shipmentNumber: 1, trackingNumbers: ["1Z999"], weight: "1.5" };
+    expect(reviveShipment(row)).toStrictEqual(row);
   });
 });
