@@ -26,15 +26,15 @@ export interface Observation {
 
 /**
  * Equal as JSON values, whatever the order of an object's keys: PostgreSQL's `jsonb` gives keys
- * back in its own order, and a reordered row is not a change.
+ * back in its own order, and a reordered row is not a change (nor a reason to re-read an order).
  */
-function same(a: unknown, b: unknown): boolean {
+export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (!isObject(a) || !isObject(b) || Array.isArray(a) !== Array.isArray(b)) return false;
   const keys = Object.keys(a);
   return (
     keys.length === Object.keys(b).length &&
-    keys.every((key) => Object.hasOwn(b, key) && same(a[key], b[key]))
+    keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key], b[key]))
   );
 }
 
@@ -51,7 +51,7 @@ function fieldDiff(before: Row, after: Row, toldBy?: (field: string) => boolean)
   const fields: string[] = [];
   const previous: Row = {};
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    if (toldBy?.(key) || same(before[key], after[key])) continue;
+    if (toldBy?.(key) || sameJson(before[key], after[key])) continue;
     fields.push(key);
     previous[key] = before[key] ?? null;
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PartnerOrdersError } from "../../../src/core/errors";
-import { decide } from "../../../src/sync/diff";
+import { decide, sameJson } from "../../../src/sync/diff";
 import { AT, change, NEXT_POLL, order, seen, stored } from "./support";
 
 describe("decide: an order read for the first time", () => {
@@ -248,5 +248,23 @@ describe("decide: an order read again", () => {
     const bad = value as unknown as Record<string, unknown>;
     expect(decide(stored(), seen({ order: bad }))).toBeUndefined();
     expect(decide(undefined, seen({ order: bad, items: [] }))).toBeUndefined();
+  });
+});
+
+describe("sameJson: whether a stored row and a row read are the same", () => {
+  it("is true for the same values with keys in another order, at any depth", () => {
+    const listed = { orderNumber: 1, totals: { item: "1.5", tax: null }, tags: [{ a: 1, b: 2 }] };
+    const fromJsonb = {
+      tags: [{ b: 2, a: 1 }],
+      totals: { tax: null, item: "1.5" },
+      orderNumber: 1,
+    };
+    expect(sameJson(listed, fromJsonb)).toBe(true);
+  });
+
+  it("is false when a value, a key or the order of a list differs", () => {
+    expect(sameJson({ a: [1, 2] }, { a: [2, 1] })).toBe(false);
+    expect(sameJson({ a: 1 }, { b: 1 })).toBe(false);
+    expect(sameJson({ a: { b: "1.5" } }, { a: { b: "1.50" } })).toBe(false);
   });
 });
