@@ -4,13 +4,20 @@
 //
 // CI gates src/webhooks/verify.ts, where a surviving mutant can mean a forged delivery accepted:
 // `npx stryker run --mutate src/webhooks/verify.ts` fails under a score of 90 (`thresholds.break`).
-// `npm run mutate` also covers src/core, under the same threshold.
+// `npm run mutate` also covers src/core and src/sync (the mirror; its types and entry hold no logic),
+// under the same threshold.
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: "vitest",
   vitest: { configFile: "stryker.vitest.config.ts", related: false },
-  mutate: ["src/webhooks/verify.ts", "src/core/**/*.ts"],
+  mutate: [
+    "src/webhooks/verify.ts",
+    "src/core/**/*.ts",
+    "src/sync/**/*.ts",
+    "!src/sync/types.ts",
+    "!src/sync/index.ts",
+  ],
   coverageAnalysis: "perTest",
   // Two cores are shared with other jobs; one test process keeps the run from starving them.
   concurrency: 1,

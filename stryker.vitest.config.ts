@@ -16,6 +16,8 @@ export default defineConfig({
       "test/client/**/*.test.ts",
       // The request checks of src/core/validation, tested on their own.
       "test/validation/**/*.test.ts",
+      // The mirror's pure parts: what a read changes (decide), stored values, the event table.
+      "test/sync/unit/**/*.test.ts",
       // The client's shared token cache and rate-limit gate, on in-memory stores.
       "test/fleet/client-fleet.test.ts",
       // Mutual TLS: certificates made by the openssl CLI in a temp dir, and a bare HTTPS server on

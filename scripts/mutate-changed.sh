@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Mutation testing of the core files a change touched: every src/core file (and
+# Mutation testing of the files a change touched: every src/core and src/sync file (and
 # src/webhooks/verify.ts) that differs between MUTATE_BASE (default: the parent of HEAD) and HEAD,
-# each under the 90 % floor of stryker.config.mjs. The whole core takes 30 to 50 minutes on two
-# cores, too long for every CI run; `npm run mutate` runs all of it.
+# each under the 90 % floor of stryker.config.mjs. Files without logic (models, the mirror's types
+# and entry point) are left out, as in stryker.config.mjs. The whole core takes 30 to 50 minutes on
+# two cores, too long for every CI run; `npm run mutate` runs all of it.
 #
 #   scripts/mutate-changed.sh                    files changed by the last commit
 #   MUTATE_BASE=origin/main scripts/mutate-changed.sh   files changed on a branch
@@ -14,9 +15,10 @@ if ! git rev-parse --verify --quiet "$base^{commit}" >/dev/null; then
   exit 0
 fi
 mapfile -t files < <(git diff --name-only --diff-filter=AM "$base" HEAD -- \
-  'src/core/*.ts' 'src/core/**/*.ts' src/webhooks/verify.ts | grep -v '^src/core/models\.ts$' || true)
+  'src/core/*.ts' 'src/core/**/*.ts' 'src/sync/*.ts' 'src/sync/**/*.ts' src/webhooks/verify.ts |
+  grep -Ev '^src/(core/models|sync/types|sync/index)\.ts$' || true)
 if [ ${#files[@]} -eq 0 ]; then
-  echo "mutate-changed: no core file changed since $base"
+  echo "mutate-changed: no core or sync file changed since $base"
   exit 0
 fi
 for file in "${files[@]}"; do

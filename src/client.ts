@@ -36,7 +36,7 @@ import { Products } from "./resources/products";
 import { Sites } from "./resources/sites";
 import { getSubmission, Submissions } from "./resources/submissions";
 import {
-  isKnownWebhookEvent,
+  eventParts,
   isTestEvent,
   type OrderLineCancelledEvent,
   type OrderStatusChangedEvent,
@@ -265,16 +265,11 @@ export class PartnerOrders {
         "webhook event",
       );
     }
-    if (isTestEvent(event) || !isKnownWebhookEvent(event)) return null;
-    switch (event.type) {
-      case "order.status_changed":
-        return this.orders.get(event.orderNumber, options);
-      case "shipment.shipped":
-      case "shipment.cancelled":
-        return collect(this.orders.shipments(event.orderNumber, {}, options));
-      case "order_line.cancelled":
-        return collect(this.orders.items(event.orderNumber, {}, options));
-    }
+    const parts = isTestEvent(event) ? undefined : eventParts(event.type);
+    if (!parts) return null;
+    if (parts.order) return this.orders.get(event.orderNumber, options);
+    if (parts.shipments) return collect(this.orders.shipments(event.orderNumber, {}, options));
+    return collect(this.orders.items(event.orderNumber, {}, options));
   }
 }
 

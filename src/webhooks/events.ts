@@ -80,12 +80,34 @@ export interface UnknownWebhookEvent extends WebhookEventBase {
 /** Whatever a delivery carries: one of the four known events, or an unknown one. */
 export type WebhookEvent = KnownWebhookEvent | UnknownWebhookEvent;
 
-const knownTypes: ReadonlySet<string> = new Set<KnownWebhookEventType>([
-  "order.status_changed",
-  "shipment.shipped",
-  "shipment.cancelled",
-  "order_line.cancelled",
-]);
+/** Which parts of an order an event names for re-reading. */
+export interface EventParts {
+  /** `GET /v1/orders/{orderNumber}` */
+  order: boolean;
+  /** `GET /v1/orders/{orderNumber}/items` */
+  items: boolean;
+  /** `GET /v1/orders/{orderNumber}/shipments` */
+  shipments: boolean;
+}
+
+/** What each known type names (API document, Event types): the one table of what to re-read. */
+const partsByType: Readonly<Record<KnownWebhookEventType, Readonly<EventParts>>> = {
+  "order.status_changed": { order: true, items: false, shipments: false },
+  "shipment.shipped": { order: false, items: false, shipments: true },
+  "shipment.cancelled": { order: false, items: false, shipments: true },
+  "order_line.cancelled": { order: false, items: true, shipments: false },
+};
+
+const knownTypes: ReadonlySet<string> = new Set(Object.keys(partsByType));
+
+/**
+ * The parts of an order an event of `type` names for re-reading; undefined for a type this version
+ * does not know (including names every object inherits, such as `constructor`). A fresh object each
+ * time, so a caller may change it.
+ */
+export function eventParts(type: string): EventParts | undefined {
+  return knownTypes.has(type) ? { ...partsByType[type as KnownWebhookEventType] } : undefined;
+}
 
 /** True when `event` is one of the four known types; narrows so `event.type === "..."` is exact. */
 export function isKnownWebhookEvent(event: WebhookEvent): event is KnownWebhookEvent {
