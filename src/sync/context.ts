@@ -144,23 +144,6 @@ export class InvalidOrders {
 const keyOf = (entry: InvalidOrder) =>
   entry.orderNumber === null ? `?${entry.field}` : String(entry.orderNumber);
 
-/**
- * Equal as JSON values, whatever the order of an object's keys (PostgreSQL's `jsonb` gives keys back
- * in its own order, and a reordered row is no change).
- */
-export function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const left = a as Record<string, unknown>;
-  const right = b as Record<string, unknown>;
-  const keys = Object.keys(left);
-  return (
-    keys.length === Object.keys(right).length &&
-    keys.every((key) => Object.hasOwn(right, key) && sameValue(left[key], right[key]))
-  );
-}
-
 export function parseJson<T>(text: string | null): T | undefined {
   if (text === null) return undefined;
   try {

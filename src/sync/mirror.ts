@@ -2,7 +2,7 @@ import { PartnerOrdersError } from "../core/errors";
 import { createLog } from "../core/logger";
 import type { OrderItem, Shipment } from "../core/models";
 import { systemClock } from "../internal/clock";
-import { isTestEvent, type WebhookEvent } from "../webhooks/events";
+import { eventParts, isTestEvent, type WebhookEvent } from "../webhooks/events";
 import {
   ALL,
   Counters,
@@ -30,14 +30,6 @@ import type {
   SyncReport,
 } from "./types";
 import { reviveItem, reviveOrder } from "./values";
-
-/** Which part of an order each webhook type names (the service's event table). */
-const EVENT_PARTS: Record<string, Parts> = {
-  "order.status_changed": { order: true, items: false, shipments: false },
-  "shipment.shipped": { order: false, items: false, shipments: true },
-  "shipment.cancelled": { order: false, items: false, shipments: true },
-  "order_line.cancelled": { order: false, items: true, shipments: false },
-};
 
 /** Event ids remembered, so a delivery repeated later is not read again. */
 const RECENT_EVENTS = 10_000;
@@ -460,7 +452,7 @@ function checkEvent(
     throw invalidEvent("its eventId must be a string, not empty");
   if (typeof shape.type !== "string") throw invalidEvent("its type must be a string");
   if (isTestEvent(event)) return undefined;
-  const parts = Object.hasOwn(EVENT_PARTS, shape.type) ? EVENT_PARTS[shape.type] : undefined;
+  const parts = eventParts(shape.type);
   if (!parts) return undefined;
   if (!isOrderNumber(shape.orderNumber)) {
     throw invalidEvent(

@@ -1,6 +1,6 @@
 import { isProblem } from "../core/errors";
-import { ALL, type MirrorContext, type Parts, sameValue } from "./context";
-import { decide, type Observation } from "./diff";
+import { ALL, type MirrorContext, type Parts } from "./context";
+import { decide, type Observation, sameJson } from "./diff";
 import { Failures } from "./failures";
 import { decodeFailure } from "./invalid";
 import type { Change, ChangeCause } from "./types";
@@ -132,7 +132,7 @@ export class Reader {
     const stored = await store.get(orderNumber);
     // A list row is older than a read committed since the sweep compared it: read the order anew.
     const listed =
-      from.listed && sameValue(stored?.order ?? null, from.listedOver ?? null)
+      from.listed && sameJson(stored?.order ?? null, from.listedOver ?? null)
         ? from.listed
         : undefined;
     // An order never read before is read whole, whatever named it.

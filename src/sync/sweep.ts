@@ -1,5 +1,6 @@
 import { isProblem } from "../core/errors";
-import { ALL, codeOf, LINES, type MirrorContext, STATUS, sameValue } from "./context";
+import { ALL, codeOf, LINES, type MirrorContext, STATUS } from "./context";
+import { sameJson } from "./diff";
 import { MirrorError, SweepHeldError } from "./errors";
 import { Failures } from "./failures";
 import { fieldOf } from "./invalid";
@@ -265,7 +266,7 @@ export class Sweeper {
       }
       onPage.add(n);
       const stored = await store.get(n);
-      if (stored && !stored.unresolvable && sameValue(stored.order, order)) unchanged.push(n);
+      if (stored && !stored.unresolvable && sameJson(stored.order, order)) unchanged.push(n);
       else
         reads.push(
           this.#reader
