@@ -18,6 +18,7 @@ export {
   type PgResult,
   postgresStore,
 } from "./stores/postgres";
+export { MIRROR_SCHEMA_VERSION } from "./stores/schema";
 export { sqliteStore } from "./stores/sqlite";
 export type {
   Change,
