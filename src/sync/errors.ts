@@ -115,6 +115,26 @@ export class SweepHeldError extends MirrorError {
   }
 }
 
+/**
+ * The store could not be reached: its connection failed, and so did one retry on a fresh
+ * connection (a restart, a failover, a network cut). Nothing was half-written: a transaction
+ * either landed whole or not at all, and the mirror tries again later.
+ */
+export class StoreUnavailableError extends MirrorError {
+  override name = "StoreUnavailableError";
+  constructor(
+    /** The store, named without its password. */
+    readonly store: string,
+    reason: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super("store_unavailable", `The mirror's store (${store}) is unavailable: ${reason}.`, {
+      hint: "Check that the database is up and reachable; the mirror tries again later.",
+      cause: options.cause,
+    });
+  }
+}
+
 /** The account a store belongs to. */
 export interface StoreAccount {
   /** `partnerId` from `GET /v1/me`. */

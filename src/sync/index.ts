@@ -9,6 +9,7 @@ export {
   type StoreAccount,
   StoreAccountError,
   StoreLockedError,
+  StoreUnavailableError,
   SweepHeldError,
 } from "./errors";
 export { OrderMirror } from "./mirror";
@@ -16,8 +17,10 @@ export {
   type PgClientLike,
   type PgPoolLike,
   type PgResult,
+  type PostgresStoreOptions,
   postgresStore,
 } from "./stores/postgres";
+export { MIRROR_SCHEMA_VERSION } from "./stores/schema";
 export { sqliteStore } from "./stores/sqlite";
 export type {
   Change,

@@ -18,6 +18,13 @@ import { join } from "node:path";
 export interface PostgresServer {
   /** Creates an empty database; `drop()` removes it (closing any connection still open to it). */
   createDatabase(): Promise<TestDatabase>;
+  /**
+   * Stops the server (fast shutdown: every session is terminated, as in a real restart or
+   * failover), runs `whileDown` if given, and starts it again on the same port and data.
+   */
+  restart(whileDown?: () => Promise<unknown>): Promise<void>;
+  /** The server's `postgres://` URL without a database. */
+  readonly base: string;
   stop(): Promise<void>;
 }
 
@@ -84,10 +91,27 @@ export async function startPostgres(): Promise<PostgresServer> {
 
   const base = `postgres://postgres@127.0.0.1:${port}`;
   const { default: pg } = await import("pg");
-  const admin = new pg.Client({ connectionString: `${base}/postgres` });
-  await admin.connect();
+  const connectAdmin = async () => {
+    const client = new pg.Client({ connectionString: `${base}/postgres` });
+    // A restart ends this session; the next admin query uses the new one.
+    client.on("error", () => undefined);
+    await client.connect();
+    return client;
+  };
+  let admin = await connectAdmin();
 
   return {
+    base,
+    async restart(whileDown) {
+      await admin.end().catch(() => undefined);
+      run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+      try {
+        await whileDown?.();
+      } finally {
+        run("pg_ctl", ["-D", data, "-o", settings, "-l", join(dir, "log"), "-w", "start"]);
+        admin = await connectAdmin();
+      }
+    },
     async createDatabase() {
       const name = `t_${randomBytes(6).toString("hex")}`;
       await admin.query(`CREATE DATABASE ${name}`);

@@ -1,0 +1,181 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  MIRROR_SCHEMA_VERSION,
+  type MirrorStore,
+  postgresStore,
+  StoreAccountError,
+  sqliteStore,
+} from "partner-orders/sync";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { newHolder, retireHolder } from "../../../src/sync/holder";
+import {
+  type PostgresServer,
+  postgresAvailable,
+  startPostgres,
+  type TestDatabase,
+} from "../../support/postgres.js";
+import { deadHolder, record, row } from "./support.js";
+
+/**
+ * What every store promises the mirror, run against both: a real SQLite file and a real
+ * PostgreSQL database (each test its own).
+ */
+const withPostgres = postgresAvailable();
+const NOW = Date.UTC(2026, 0, 1);
+const account = { partnerId: "p_1001", baseUrl: "https://orders.example.com" };
+
+interface Kind {
+  name: string;
+  make(): Promise<MirrorStore>;
+}
+
+let server: PostgresServer | undefined;
+const databases: TestDatabase[] = [];
+const dir = mkdtempSync(join(tmpdir(), "po-contract-"));
+const kinds: Kind[] = [
+  { name: "sqlite", make: async () => sqliteStore(join(dir, `${crypto.randomUUID()}.db`)) },
+];
+if (withPostgres)
+  kinds.push({
+    name: "postgres",
+    async make() {
+      const database = await (server as PostgresServer).createDatabase();
+      databases.push(database);
+      return postgresStore(database.url);
+    },
+  });
+
+const open: MirrorStore[] = [];
+afterEach(async () => {
+  for (const store of open.splice(0)) await store.close();
+  for (const database of databases.splice(0)) await database.drop();
+});
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeAll(async () => {
+  if (withPostgres) server = await startPostgres();
+}, 60_000);
+
+describe.each(kinds)("the $name store", (kind) => {
+  async function store(): Promise<MirrorStore> {
+    const made = await kind.make();
+    await made.open();
+    open.push(made);
+    return made;
+  }
+
+  it("records its account on first use and refuses another; info() tells version and account", async () => {
+    const s = await store();
+    expect(await s.info()).toEqual({ schemaVersion: MIRROR_SCHEMA_VERSION, account: null });
+    await s.claimAccount(account);
+    // The same account again, its URL written with a trailing slash: the same service.
+    await s.claimAccount({ ...account, baseUrl: `${account.baseUrl}/` });
+    const other = { partnerId: "p_2002", baseUrl: account.baseUrl };
+    const refused = await s.claimAccount(other).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StoreAccountError);
+    expect(refused).toMatchObject({
+      code: "store_account_mismatch",
+      stored: account,
+      given: other,
+    });
+    expect((refused as Error).message).toContain("p_1001");
+    expect((refused as Error).message).toContain("p_2002");
+    expect(await s.info()).toEqual({ schemaVersion: MIRROR_SCHEMA_VERSION, account });
+    await expect(s.claimAccount({ partnerId: "", baseUrl: "x" })).rejects.toThrow(/partnerId/);
+  });
+
+  it("a lease keeps its start across renewals; a new holder after expiry starts anew", async () => {
+    const s = await store();
+    const a = newHolder();
+    const b = newHolder();
+    try {
+      expect(await s.leaseHolder("sweep")).toBeNull();
+      expect(await s.lease("sweep", a, NOW, NOW + 60_000)).toBe(true);
+      expect(await s.lease("sweep", a, NOW + 20_000, NOW + 80_000)).toBe(true);
+      expect(await s.leaseHolder("sweep")).toEqual({
+        holder: a,
+        since: NOW,
+        expiresAt: NOW + 80_000,
+      });
+      // b is alive and a's lease runs: refused until it expires.
+      expect(await s.lease("sweep", b, NOW + 79_999, NOW + 140_000)).toBe(false);
+      expect(await s.lease("sweep", b, NOW + 80_000, NOW + 140_000)).toBe(true);
+      expect(await s.leaseHolder("sweep")).toEqual({
+        holder: b,
+        since: NOW + 80_000,
+        expiresAt: NOW + 140_000,
+      });
+      await s.releaseLease("sweep", a); // not a's any more: nothing happens
+      expect((await s.leaseHolder("sweep"))?.holder).toBe(b);
+      await s.releaseLease("sweep", b);
+      expect(await s.leaseHolder("sweep")).toBeNull();
+    } finally {
+      retireHolder(a);
+      retireHolder(b);
+    }
+  });
+
+  it("passes over a lease holder whose process is gone, or a closed mirror of this process, before expiry", async () => {
+    const s = await store();
+    const gone = await deadHolder();
+    const alive = newHolder();
+    const next = newHolder();
+    try {
+      expect(await s.lease("sweep", gone, NOW, NOW + 60_000)).toBe(true);
+      expect(await s.lease("sweep", alive, NOW + 1, NOW + 60_001)).toBe(true);
+      expect((await s.leaseHolder("sweep"))?.since).toBe(NOW + 1);
+      // `alive` is an open mirror of this very process: not dead, so kept.
+      expect(await s.lease("sweep", next, NOW + 2, NOW + 60_002)).toBe(false);
+      retireHolder(alive);
+      expect(await s.lease("sweep", next, NOW + 3, NOW + 60_003)).toBe(true);
+      expect(await s.leaseHolder("sweep")).toMatchObject({ holder: next, since: NOW + 3 });
+    } finally {
+      retireHolder(alive);
+      retireHolder(next);
+    }
+  });
+
+  it("dueStats counts open orders (neither closed nor unresolvable) and those due now", async () => {
+    const s = await store();
+    const put = (n: number, extra: Parameters<typeof row>[1]) =>
+      s.commit(n, () => ({ next: row(n, extra), changes: [] }));
+    await put(1, { nextPollAt: NOW - 5_000 }); // open, due for 5 s
+    await put(2, { nextPollAt: NOW }); // open, due now
+    await put(3, { nextPollAt: NOW + 1 }); // open, not yet due
+    await put(4, { closed: true, nextPollAt: NOW - 9_000 }); // closed, its one re-read due
+    await put(5, { closed: true, nextPollAt: null }); // closed, never polled again
+    await put(6, { unresolvable: true, nextPollAt: null }); // answers 404
+    expect(await s.dueStats(NOW)).toEqual({ open: 3, due: 3, oldestDueAt: NOW - 9_000 });
+    expect(await s.dueStats(NOW - 100_000)).toEqual({ open: 3, due: 0, oldestDueAt: null });
+    expect(await s.nextDue()).toBe(NOW - 9_000);
+  });
+
+  it("lists consumers by name, and the observedAt of the first change after a position", async () => {
+    const s = await store();
+    expect(await s.consumers()).toEqual([]);
+    expect(await s.firstObservedAfter(0)).toBeNull();
+    const [first] = await record(s, 7);
+    const [second] = await record(s, 8);
+    await s.setPosition("mailer", second?.id as number);
+    await s.setPosition("billing", first?.id as number);
+    expect(await s.consumers()).toEqual([
+      { name: "billing", position: first?.id },
+      { name: "mailer", position: second?.id },
+    ]);
+    expect(await s.firstObservedAfter(0)).toBe("2026-01-01T00:00:00.000Z");
+    expect(await s.firstObservedAfter(second?.id as number)).toBeNull();
+    expect(await s.getPosition("billing")).toBe(first?.id);
+    expect(await s.getPosition("nobody")).toBeNull();
+  });
+
+  it("a commit run twice with the same read records its changes once", async () => {
+    const s = await store();
+    expect((await record(s, 9)).map((c) => c.type)).toEqual(["order.added"]);
+    expect(await record(s, 9)).toEqual([]);
+    expect((await s.changesAfter(0, 10)).length).toBe(1);
+  });
+});

@@ -1,0 +1,108 @@
+import { spawn } from "node:child_process";
+import { hostname } from "node:os";
+import { decide, type Observation } from "../../../src/sync/diff";
+import type { Change, MirrorStore, StoredOrder } from "../../../src/sync/types";
+
+/**
+ * The tables as the stores created them before stores carried a schema version (version 1), copied
+ * from the released code, to test the migration of a real old store.
+ */
+export const V1_SQLITE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS po_orders (
+  order_number INTEGER PRIMARY KEY,
+  site_id INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  items TEXT,
+  shipments TEXT,
+  closed INTEGER NOT NULL,
+  unresolvable INTEGER NOT NULL,
+  next_poll_at INTEGER,
+  seen_in_sweep INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS po_orders_due ON po_orders (next_poll_at);
+CREATE TABLE IF NOT EXISTS po_changes (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  type TEXT NOT NULL,
+  order_number INTEGER NOT NULL,
+  site_id INTEGER NOT NULL,
+  observed_at TEXT NOT NULL,
+  cause TEXT NOT NULL,
+  payload TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS po_checkpoints (name TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS po_consumers (name TEXT PRIMARY KEY, position INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS po_leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);
+`;
+export const V1_POSTGRES_SCHEMA = `
+CREATE TABLE IF NOT EXISTS po_orders (
+  order_number BIGINT PRIMARY KEY,
+  site_id BIGINT NOT NULL,
+  data TEXT NOT NULL,
+  items TEXT,
+  shipments TEXT,
+  closed BOOLEAN NOT NULL,
+  unresolvable BOOLEAN NOT NULL,
+  next_poll_at BIGINT,
+  seen_in_sweep BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS po_orders_due ON po_orders (next_poll_at);
+CREATE TABLE IF NOT EXISTS po_changes (
+  id BIGSERIAL PRIMARY KEY,
+  type TEXT NOT NULL,
+  order_number BIGINT NOT NULL,
+  site_id BIGINT NOT NULL,
+  observed_at TEXT NOT NULL,
+  cause TEXT NOT NULL,
+  payload TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS po_checkpoints (name TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS po_consumers (name TEXT PRIMARY KEY, position BIGINT NOT NULL);
+CREATE TABLE IF NOT EXISTS po_leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at BIGINT NOT NULL);
+`;
+
+/** A stored order row with plain values, open and due at `nextPollAt`. */
+export function row(orderNumber: number, extra: Partial<StoredOrder> = {}): StoredOrder {
+  return {
+    orderNumber,
+    siteId: 12,
+    order: { orderNumber, siteId: 12, status: "Open", closed: false },
+    items: [],
+    shipments: [],
+    closed: false,
+    unresolvable: false,
+    nextPollAt: null,
+    seenInSweep: 0,
+    ...extra,
+  };
+}
+
+/** What a read of order `n` brought back, as the mirror hands it to `decide`. */
+export function observation(n: number, status = "Open"): Observation {
+  return {
+    orderNumber: n,
+    cause: "refresh",
+    observedAt: "2026-01-01T00:00:00.000Z",
+    order: { orderNumber: n, siteId: 12, status, closed: false, totals: { order: "12.50" } },
+    items: [],
+    shipments: [],
+    nextPollAt: () => null,
+  };
+}
+
+/** Records order `n` as the mirror does: the real `decide` inside the store's transaction. */
+export function record(store: MirrorStore, n: number, status = "Open"): Promise<Change[]> {
+  const seen = observation(n, status);
+  return store.commit(n, (current) => decide(current, seen));
+}
+
+/** The pid of a process of this host that has exited (and been reaped), for a dead holder. */
+export async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+  await new Promise((resolve) => child.once("exit", resolve));
+  return child.pid as number;
+}
+
+/** A holder name of this host whose process is gone. */
+export async function deadHolder(): Promise<string> {
+  return `${hostname()}/${await deadPid()}/${crypto.randomUUID()}`;
+}
