@@ -1,4 +1,4 @@
-import { PartnerOrdersError } from "../core/errors";
+import { ResponseDecodeError } from "../core/errors";
 import { type PageData, Paginated } from "../core/pagination";
 import type { ApiOperationId, CallOptions, Operation, Transport } from "../core/transport";
 
@@ -39,7 +39,12 @@ export async function fetchPage<T>(
   const data = (answer.data ?? {}) as Record<string, unknown>;
   const items = data[key];
   if (!Array.isArray(items)) {
-    throw new PartnerOrdersError(`The ${operation.operationId} response has no "${key}" array.`);
+    const { operationId } = operation;
+    throw new ResponseDecodeError(`The ${operationId} response has no "${key}" array.`, {
+      operationId,
+      path: key,
+      reason: "missing, or not an array",
+    });
   }
   const next = data.nextCursor;
   return {

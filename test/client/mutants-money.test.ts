@@ -170,3 +170,94 @@ describe("money text longer than the fast path reads", () => {
     },
   );
 });
+
+describe("the refusal names the field, the row and the reason", () => {
+  /** The refusal of `text`, with the fields a caller reads. */
+  async function refusal(operationId: string, text: string) {
+    const { ResponseDecodeError } = await import("../../src/core/errors");
+    const error = await decodeError(operationId, text);
+    expect(error).toBeInstanceOf(ResponseDecodeError);
+    const {
+      message,
+      operationId: op,
+      path,
+      reason,
+      index,
+      orderNumber,
+    } = error as InstanceType<typeof ResponseDecodeError>;
+    return { message, operationId: op, path, reason, index, orderNumber };
+  }
+
+  it("a value outside any list names no row, even in a body that has an orderNumber", async () => {
+    expect(await refusal("getOrder", '{"orderNumber":5,"totals":{"order":"abc"}}')).toEqual({
+      message: "The getOrder response has a value at totals.order that is not a decimal amount.",
+      operationId: "getOrder",
+      path: "totals.order",
+      reason: "text that is not a plain decimal",
+      index: undefined,
+      orderNumber: undefined,
+    });
+  });
+
+  it("a row of a list is named by its position and its orderNumber", async () => {
+    const text =
+      '{"orders":[{"orderNumber":7,"totals":{}},{"orderNumber":8,"totals":{"tax":"1,5"}}]}';
+    expect(await refusal("listOrders", text)).toEqual({
+      message:
+        "The listOrders response has a value at orders[].totals.tax that is not a decimal amount (orders[1], order 8).",
+      operationId: "listOrders",
+      path: "orders[].totals.tax",
+      reason: "text that is not a plain decimal",
+      index: 1,
+      orderNumber: 8,
+    });
+  });
+
+  it("a row without an orderNumber is named by its position alone", async () => {
+    const error = await refusal("listOrders", '{"orders":[{"totals":{"item":true}}]}');
+    expect(error.message).toBe(
+      "The listOrders response has a value at orders[].totals.item that is not a decimal amount (orders[0]).",
+    );
+    expect(error.index).toBe(0);
+    expect(error.orderNumber).toBeUndefined();
+    expect(error.reason).toBe("a boolean where an amount is expected");
+  });
+
+  it("a value in a list inside a row is named by the row of the first list", async () => {
+    const line = (total: string) => `{"lineListTotal":${total},"lineTotalBeforeAdjustments":1}`;
+    const submission = (lines: string) =>
+      `{"orderNumber":3,"order":{"orderNumber":9,"totalPrice":1,"lines":[${lines}]}}`;
+    const text = `{"submissions":[${submission(line("1"))},${submission(`${line("2")},${line('"x"')}`)}]}`;
+    const error = await refusal("listSubmissions", text);
+    expect(error.path).toBe("submissions[].order.lines[].lineListTotal");
+    expect(error.index).toBe(1);
+    expect(error.orderNumber).toBe(3);
+    expect(error.reason).toBe("text that is not a number");
+    expect(error.message).toBe(
+      "The listSubmissions response has a value at submissions[].order.lines[].lineListTotal that is not a decimal amount (submissions[1], order 3).",
+    );
+  });
+
+  it.each([
+    ['{"totalPrice":1e-99999999999999999}', "an amount out of range"],
+    ['{"totalPrice":1e99999999999999999}', "an amount out of range"],
+    ['{"totalPrice":"1e99999999999999999"}', "an amount out of range"],
+    ['{"totalPrice":"0x10"}', "text that is not a number"],
+    ['{"totalPrice":{}}', "an object where an amount is expected"],
+    ['{"totalPrice":[]}', "an array where an amount is expected"],
+    ['{"totalPrice":false}', "a boolean where an amount is expected"],
+  ])("%s: %s", async (text, reason) => {
+    expect((await refusal("quoteProduct", text)).reason).toBe(reason);
+  });
+
+  it("a body that is not JSON is refused as a whole", async () => {
+    expect(await refusal("getOrder", "{")).toEqual({
+      message: "The getOrder response body is not valid JSON.",
+      operationId: "getOrder",
+      path: "",
+      reason: "not valid JSON",
+      index: undefined,
+      orderNumber: undefined,
+    });
+  });
+});
