@@ -97,6 +97,48 @@ export function decodeBody(operationId: string, text: string): unknown {
   return data;
 }
 
+/** A list body read by {@link decodeRows}: the rows that decoded, and why each other one did not. */
+export interface DecodedRows {
+  /** The body, its lists holding only the rows whose decimal fields all decoded. */
+  body: unknown;
+  /** One error per row left out, in body order. */
+  rejected: ResponseDecodeError[];
+}
+
+/**
+ * {@link decodeBody} for a reader that must not lose a whole page to one bad row (the order mirror):
+ * a row of a top-level list whose decimal field does not decode is left out of that list and
+ * reported, instead of refusing the body. The rows kept are converted exactly as `decodeBody` does;
+ * a body that is not JSON, or a bad value outside the rows, still throws.
+ */
+export function decodeRows(operationId: string, text: string): DecodedRows {
+  const fields = fieldsOf(operationId);
+  const body = parseBody(operationId, text, fields);
+  const rejected: ResponseDecodeError[] = [];
+  if (fields && typeof body === "object" && body !== null) {
+    const record = body as Record<string, unknown>;
+    for (const node of fields.tree) {
+      const rows = node.each && Object.hasOwn(record, node.key) ? record[node.key] : undefined;
+      if (Array.isArray(rows)) {
+        record[node.key] = rows.filter((row, index) => {
+          // A separate walk per row, so a failure costs only its row; decodeBody keeps one walk.
+          try {
+            convert(row, node.children, fields, row, index);
+            return true;
+          } catch (error) {
+            // convert throws nothing else: decimal.js's own errors become this one in toDecimal.
+            rejected.push(error as ResponseDecodeError);
+            return false;
+          }
+        });
+      } else {
+        convert(record, [node], fields, undefined, -1);
+      }
+    }
+  }
+  return { body, rejected };
+}
+
 function parseBody(operationId: string, text: string, fields: CompiledFields | null): unknown {
   try {
     return fields?.numberPaths.size

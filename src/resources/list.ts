@@ -34,12 +34,19 @@ export async function fetchPage<T>(
   key: string,
   options: CallOptions | undefined,
 ): Promise<PageData<T> & { body: Record<string, unknown> }> {
-  const answer = await transport.request(operation, options).withResponse();
-  const { response } = answer;
-  const data = (answer.data ?? {}) as Record<string, unknown>;
+  const { data, response } = await transport.request(operation, options).withResponse();
+  return { ...readPage<T>(operation.operationId, data, key), response };
+}
+
+/** A list body's rows (`key`) and next cursor; a body without the array is refused. */
+export function readPage<T>(
+  operationId: string,
+  body: unknown,
+  key: string,
+): { data: T[]; nextCursor: string | null; body: Record<string, unknown> } {
+  const data = (body ?? {}) as Record<string, unknown>;
   const items = data[key];
   if (!Array.isArray(items)) {
-    const { operationId } = operation;
     throw new ResponseDecodeError(`The ${operationId} response has no "${key}" array.`, {
       operationId,
       path: key,
@@ -47,10 +54,5 @@ export async function fetchPage<T>(
     });
   }
   const next = data.nextCursor;
-  return {
-    data: items as T[],
-    nextCursor: typeof next === "string" ? next : null,
-    response,
-    body: data,
-  };
+  return { data: items as T[], nextCursor: typeof next === "string" ? next : null, body: data };
 }

@@ -261,3 +261,99 @@ describe("the refusal names the field, the row and the reason", () => {
     });
   });
 });
+
+describe("decodeRows: a list body whose bad rows are left out", () => {
+  async function rows(operationId: string, text: string) {
+    const { decodeRows } = await import("../../src/core/money");
+    const { body, rejected } = decodeRows(operationId, text);
+    return {
+      body: body as Record<string, unknown> | null,
+      rejected: rejected.map((e) => [e.index, e.orderNumber, e.path, e.reason, e.message]),
+    };
+  }
+
+  it("keeps the good rows converted, null rows as they are, and reports each bad row in order", async () => {
+    const text =
+      '{"orders":[{"orderNumber":1,"totals":{"item":"2.50","order":null}},{"orderNumber":2,"totals":{"order":"x"}},null,{"orderNumber":4,"totals":{"tax":"y"}},{"orderNumber":5,"totals":{"tax":"-1"}}],"nextCursor":"n"}';
+    const { body, rejected } = await rows("listOrders", text);
+    const orders = body?.orders as ({
+      orderNumber: number;
+      totals: Record<string, unknown>;
+    } | null)[];
+    expect(orders.map((o) => o?.orderNumber ?? null)).toEqual([1, null, 5]);
+    expect(decimalText(orders[0]?.totals.item)).toBe("2.5");
+    expect(orders[0]?.totals.order).toBeNull();
+    expect(decimalText(orders[2]?.totals.tax)).toBe("-1");
+    expect(body?.nextCursor).toBe("n");
+    expect(rejected).toEqual([
+      [
+        1,
+        2,
+        "orders[].totals.order",
+        "text that is not a plain decimal",
+        "The listOrders response has a value at orders[].totals.order that is not a decimal amount (orders[1], order 2).",
+      ],
+      [
+        3,
+        4,
+        "orders[].totals.tax",
+        "text that is not a plain decimal",
+        "The listOrders response has a value at orders[].totals.tax that is not a decimal amount (orders[3], order 4).",
+      ],
+    ]);
+  });
+
+  it("a row is refused whole, even for a bad line deep inside it", async () => {
+    const text =
+      '{"submissions":[{"order":{"totalPrice":1,"lines":[{"lineListTotal":2},{"lineListTotal":"x"}]}},{"order":{"totalPrice":3,"lines":[]}}]}';
+    const { body, rejected } = await rows("listSubmissions", text);
+    const kept = body?.submissions as { order: { totalPrice: unknown } }[];
+    expect(kept).toHaveLength(1);
+    expect(decimalText(kept[0]?.order.totalPrice)).toBe("3");
+    expect(rejected.map((r) => r.slice(0, 4))).toEqual([
+      [0, undefined, "submissions[].order.lines[].lineListTotal", "text that is not a number"],
+    ]);
+  });
+
+  it("a bad value outside the rows still refuses the body", async () => {
+    const { ResponseDecodeError } = await import("../../src/core/errors");
+    const { decodeRows } = await import("../../src/core/money");
+    expect(() => decodeRows("getOrder", '{"totals":{"item":"x"}}')).toThrow(ResponseDecodeError);
+    expect(() => decodeRows("listOrders", "[")).toThrow(
+      "The listOrders response body is not valid JSON.",
+    );
+  });
+
+  it("values outside the rows are converted as decodeBody converts them", async () => {
+    const { body, rejected } = await rows("getOrder", '{"totals":{"item":"7.25","tax":null}}');
+    const totals = body?.totals as Record<string, unknown>;
+    expect(decimalText(totals.item)).toBe("7.25");
+    expect(totals.tax).toBeNull();
+    expect(rejected).toEqual([]);
+  });
+
+  it("a member that is a list where no list is expected is no list of rows", async () => {
+    const { body, rejected } = await rows("getOrder", '{"totals":[{"item":"x"}]}');
+    expect(body).toEqual({ totals: [{ item: "x" }] });
+    expect(rejected).toEqual([]);
+  });
+
+  it.each([
+    ["null", null],
+    ["[1]", [1]],
+    ['"text"', "text"],
+    ['{"orders":{"totals":{"item":"x"}}}', { orders: { totals: { item: "x" } } }],
+    ['{"nextCursor":null}', { nextCursor: null }],
+  ])("a body of another shape, %s, is passed through untouched", async (text, expected) => {
+    const { body, rejected } = await rows("listOrders", text);
+    expect(body).toEqual(expected);
+    expect(rejected).toEqual([]);
+  });
+
+  it("an operation without decimal fields is parsed and nothing is rejected", async () => {
+    expect(await rows("getMe", '{"partnerId":"p"}')).toEqual({
+      body: { partnerId: "p" },
+      rejected: [],
+    });
+  });
+});
