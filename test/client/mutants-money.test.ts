@@ -67,6 +67,12 @@ describe("string-encoded money in a response", () => {
     expect(data.orders.totals.item).toBe("1.5");
   });
 
+  it("a list member that only looks like an array (it has a length) is passed through untouched", async () => {
+    const text = '{"orders":{"length":1,"0":{"totals":{"item":"x"}}}}';
+    const data = (await decode("listOrders", text)) as { orders: { 0: { totals: unknown } } };
+    expect(data.orders[0].totals).toEqual({ item: "x" });
+  });
+
   it("unknown members pass through untouched, whatever their names", async () => {
     const text = '{"undefined":{"a":1},"totals":{"item":"2.5","undefined":{"b":[2]}}}';
     const data = (await decode("getOrder", text)) as {
