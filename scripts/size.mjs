@@ -28,10 +28,12 @@ const optionalPeers = [
  * the client must do (secrets redacted from server text, strict `Retry-After` and HTTP-date reading,
  * `SubmissionLocationError`, the decimal.js fast-path guard), about 1.7 KiB, and for the
  * configurable retry policy (the `retry` option, `defaultRetryPolicy`) and the client-wide retry
- * budget, about 1.0 KiB.
+ * budget, about 1.0 KiB, and to 41 KiB for `ResponseDecodeError` (the field, list row and reason of
+ * an answer the client cannot read), about 0.3 KiB, with the hook through which the order mirror
+ * reads a list page without losing it to one bad row, under 0.1 KiB.
  */
 const budgets = [
-  { entry: "dist/index.js", goal: 22 * KiB, limit: 40 * KiB },
+  { entry: "dist/index.js", goal: 22 * KiB, limit: 41 * KiB },
   { entry: "dist/webhooks/index.js", goal: 4 * KiB, limit: 4 * KiB },
 ];
 

@@ -31,6 +31,7 @@ import { type Clock, systemClock } from "./internal/clock";
 import { collect } from "./internal/collect";
 import { attachMcpAccess } from "./internal/mcp-access";
 import { createMcpFetch } from "./internal/mcp-fetch";
+import { attachTransport } from "./internal/transport-access";
 import { Orders, submitOperation } from "./resources/orders";
 import { Products } from "./resources/products";
 import { Sites } from "./resources/sites";
@@ -124,6 +125,8 @@ export class PartnerOrders {
     this.submissions = new Submissions(this.#transport, this.#waiter);
     this.products = new Products(this.#transport);
     this.sites = new Sites(this.#transport);
+    // partner-orders/sync reads its list pages through this client's own request path.
+    attachTransport(this, this.#transport);
     // partner-orders/mcp reaches the same fetch and token cache through a symbol, not a public field.
     attachMcpAccess(
       this,

@@ -18,6 +18,7 @@ export {
   PermissionDeniedError,
   RateLimitError,
   RequestValidationError,
+  ResponseDecodeError,
   ServiceUnavailableError,
   SubmissionLocationError,
   SubmissionTimeoutError,

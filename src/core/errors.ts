@@ -232,6 +232,56 @@ export class APIUserAbortError extends PartnerOrdersError {
   }
 }
 
+/** @hidden What a {@link ResponseDecodeError} is made from; not part of the public surface. */
+interface ResponseDecodeInit {
+  operationId: string;
+  path: string;
+  reason: string;
+  index?: number | undefined;
+  orderNumber?: number | undefined;
+}
+
+/**
+ * A success answer the SDK cannot read: a body that is not JSON, or a decimal field (money, a
+ * weight) whose value is not a decimal amount. Nothing of that answer is returned, so no wrong
+ * amount is ever handed on. `path` names the field; a value inside a list's row also names the row
+ * (`index`, and `orderNumber` when the row has one). Never retried: the same answer would come back.
+ *
+ * @example
+ * try {
+ *   for await (const order of client.orders.list()) store(order);
+ * } catch (error) {
+ *   if (error instanceof ResponseDecodeError) console.log(error.orderNumber, error.path, error.reason);
+ *   else throw error;
+ * }
+ */
+export class ResponseDecodeError extends PartnerOrdersError {
+  override name = "ResponseDecodeError";
+  /** The operation whose answer was refused, e.g. `listOrders`. */
+  readonly operationId: string;
+  /**
+   * The field, as a path into the body with `[]` for every element of a list
+   * (`orders[].totals.order`); `""` for the body as a whole.
+   */
+  readonly path: string;
+  /** Why the value was refused, e.g. `text that is not a plain decimal`; no value of the body is quoted. */
+  readonly reason: string;
+  /** The row's position in the first list of `path` (`orders[3]` is 3); `undefined` outside a list. */
+  readonly index: number | undefined;
+  /** The row's `orderNumber`, when the row has one that is a safe integer. */
+  readonly orderNumber: number | undefined;
+
+  /** @hidden Made by the SDK's response decoding; the init shape may change. */
+  constructor(message: string, init: ResponseDecodeInit) {
+    super(message);
+    this.operationId = init.operationId;
+    this.path = init.path;
+    this.reason = init.reason;
+    this.index = init.index;
+    this.orderNumber = init.orderNumber;
+  }
+}
+
 /** A request that breaks a documented limit or format, caught before any network call. */
 export class RequestValidationError extends PartnerOrdersError {
   override name = "RequestValidationError";

@@ -53,6 +53,11 @@ export interface Operation<K extends ApiOperationId = ApiOperationId> {
    */
   decode?: boolean;
   /**
+   * Reads a success body into data; {@link decodeBody} when not given. The order mirror's page gives
+   * `decodeRows`, which keeps a row it cannot read out of the page instead of refusing the page.
+   */
+  decoder?: (operationId: string, text: string) => unknown;
+  /**
    * Broken rules found in the call's arguments. When there is any, the call is rejected with a
    * {@link RequestValidationError} and nothing is sent (rejected, not thrown, so
    * `Promise.allSettled` and `.catch()` see it like any other failure).
@@ -255,7 +260,8 @@ export class Transport {
     }
     if (response.ok) {
       const text = typeof result.data === "string" && operation.decode !== false ? result.data : "";
-      const data = (text === "" ? undefined : decodeBody(operation.operationId, text)) as T;
+      const decode = operation.decoder ?? decodeBody;
+      const data = (text === "" ? undefined : decode(operation.operationId, text)) as T;
       return { data, response };
     }
     const error = errorFromResponse(

@@ -1,4 +1,4 @@
-import { PartnerOrdersError } from "../core/errors";
+import { ResponseDecodeError } from "../core/errors";
 import { type PageData, Paginated } from "../core/pagination";
 import type { ApiOperationId, CallOptions, Operation, Transport } from "../core/transport";
 
@@ -34,18 +34,25 @@ export async function fetchPage<T>(
   key: string,
   options: CallOptions | undefined,
 ): Promise<PageData<T> & { body: Record<string, unknown> }> {
-  const answer = await transport.request(operation, options).withResponse();
-  const { response } = answer;
-  const data = (answer.data ?? {}) as Record<string, unknown>;
+  const { data, response } = await transport.request(operation, options).withResponse();
+  return { ...readPage<T>(operation.operationId, data, key), response };
+}
+
+/** A list body's rows (`key`) and next cursor; a body without the array is refused. */
+export function readPage<T>(
+  operationId: string,
+  body: unknown,
+  key: string,
+): { data: T[]; nextCursor: string | null; body: Record<string, unknown> } {
+  const data = (body ?? {}) as Record<string, unknown>;
   const items = data[key];
   if (!Array.isArray(items)) {
-    throw new PartnerOrdersError(`The ${operation.operationId} response has no "${key}" array.`);
+    throw new ResponseDecodeError(`The ${operationId} response has no "${key}" array.`, {
+      operationId,
+      path: key,
+      reason: "missing, or not an array",
+    });
   }
   const next = data.nextCursor;
-  return {
-    data: items as T[],
-    nextCursor: typeof next === "string" ? next : null,
-    response,
-    body: data,
-  };
+  return { data: items as T[], nextCursor: typeof next === "string" ? next : null, body: data };
 }

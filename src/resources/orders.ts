@@ -76,23 +76,7 @@ export class Orders {
 
   /** Orders across the granted sites, by (placedOn, orderNumber). */
   list(params: OrderListParams = {}, options?: RequestOptions): Paginated<Order> {
-    const { siteId, status, limit, cursor } = params;
-    const list = operation(
-      "listOrders",
-      { params: { query: { siteId, status, limit } } },
-      {
-        violations: [
-          ...optional(siteId, checkSiteId, "siteId"),
-          ...optional(limit, checkLimit, "limit"),
-          ...optional(cursor, checkCursor, "cursor"),
-          ...(status !== undefined && (typeof status !== "string" || status === "")
-            ? [{ path: "status", message: "must be a non-empty string" }]
-            : []),
-        ],
-        what: "order list parameters",
-      },
-    );
-    return paginate<Order>(this.transport, list, "orders", cursor, options);
+    return paginate<Order>(this.transport, listOperation(params), "orders", params.cursor, options);
   }
 
   /**
@@ -185,6 +169,29 @@ export class Orders {
       }),
     );
   }
+}
+
+/**
+ * @internal GET /v1/orders with its parameters checked, the cursor left for each page to add: the
+ * one description of the list, for `orders.list()` and the order mirror's page alike.
+ */
+export function listOperation(params: OrderListParams): Operation<"listOrders"> {
+  const { siteId, status, limit, cursor } = params;
+  return operation(
+    "listOrders",
+    { params: { query: { siteId, status, limit } } },
+    {
+      violations: [
+        ...optional(siteId, checkSiteId, "siteId"),
+        ...optional(limit, checkLimit, "limit"),
+        ...optional(cursor, checkCursor, "cursor"),
+        ...(status !== undefined && (typeof status !== "string" || status === "")
+          ? [{ path: "status", message: "must be a non-empty string" }]
+          : []),
+      ],
+      what: "order list parameters",
+    },
+  );
 }
 
 /** @internal The POST of an order, checked against every documented rule. */

@@ -18,6 +18,7 @@ import {
   parseRetryAfter,
   RateLimitError,
   RequestValidationError,
+  ResponseDecodeError,
   ServiceUnavailableError,
   SubmissionLocationError,
   SubmissionTimeoutError,
@@ -222,6 +223,28 @@ describe("errors the SDK raises itself", () => {
     expect(error.message).toBe(
       'The order was submitted (submission s-1), but its Location points elsewhere. Resume with client.submissions.wait("s-1"); do not submit it again under another partnerOrderId.',
     );
+  });
+
+  it("an answer that cannot be read keeps its operation, field, reason and row", () => {
+    const error = new ResponseDecodeError("The page is unreadable.", {
+      operationId: "listOrders",
+      path: "orders[].totals.order",
+      reason: "text that is not a plain decimal",
+      index: 4,
+      orderNumber: 100004,
+    });
+    expect(error.name).toBe("ResponseDecodeError");
+    expect(error.message).toBe("The page is unreadable.");
+    expect(error).toBeInstanceOf(PartnerOrdersError);
+    expect(isPartnerOrdersError(error)).toBe(true);
+    expect(isProblem(error, "")).toBe(false);
+    expect([error.operationId, error.path, error.reason, error.index, error.orderNumber]).toEqual([
+      "listOrders",
+      "orders[].totals.order",
+      "text that is not a plain decimal",
+      4,
+      100004,
+    ]);
   });
 
   it("belong to the family; plain errors and look-alikes do not", () => {
