@@ -1,8 +1,5 @@
-import { APIError, isPartnerOrdersError } from "../core/errors";
+import { ResponseDecodeError } from "../core/errors";
 import type { InvalidOrder } from "./types";
-
-/** What the client says when a response field does not decode (a money value that is no amount). */
-const NOT_DECODED = /response has a value at (\S+) that is (.+?)\.?$/;
 
 /**
  * The {@link InvalidOrder} an error stands for, when it says the client could not decode what the
@@ -13,14 +10,11 @@ export function decodeFailure(
   orderNumber: number | null,
   now: number,
 ): InvalidOrder | undefined {
-  if (!isPartnerOrdersError(error) || error instanceof APIError) return undefined;
-  const path = (error as { path?: unknown }).path;
-  const match = NOT_DECODED.exec(error.message);
-  if (typeof path !== "string" && !match) return undefined;
+  if (!(error instanceof ResponseDecodeError)) return undefined;
   return {
     orderNumber,
-    field: fieldOf(typeof path === "string" ? path : (match?.[1] as string)),
-    reason: match ? `is ${match[2]}` : error.message,
+    field: fieldOf(error.path),
+    reason: error.reason,
     at: new Date(now).toISOString(),
   };
 }

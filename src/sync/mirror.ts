@@ -2,6 +2,7 @@ import { PartnerOrdersError } from "../core/errors";
 import { createLog } from "../core/logger";
 import type { OrderItem, Shipment } from "../core/models";
 import { systemClock } from "../internal/clock";
+import { listOrdersPage } from "../resources/lenient-page";
 import { eventParts, isTestEvent, type WebhookEvent } from "../webhooks/events";
 import {
   ALL,
@@ -414,13 +415,13 @@ export class OrderMirror {
     );
   }
 
-  /** A page of the list for the sweep. */
+  /** A page of the list for the sweep: a row whose money does not decode is set apart, not fatal. */
   async #page(siteId: number | undefined, cursor: string | undefined): Promise<ListPage> {
-    const page = await this.#ctx.client.orders.list({ siteId, cursor, limit: 200 });
+    const page = await listOrdersPage(this.#ctx.client, { siteId, cursor, limit: 200 });
     return {
       data: page.data as unknown as Record<string, unknown>[],
       nextCursor: page.nextCursor,
-      rejected: [],
+      rejected: page.rejected,
     };
   }
 

@@ -57,7 +57,10 @@ export async function listed(client: PartnerOrders): Promise<number[]> {
  */
 export function setupWith(
   options: Partial<OrderMirrorOptions>,
-  onRequest: (request: Request, sandbox: Sandbox) => Response | undefined,
+  onRequest: (
+    request: Request,
+    sandbox: Sandbox,
+  ) => Response | undefined | Promise<Response | undefined>,
 ): Setup {
   const sandbox = createSandbox({ clock: "manual", syncWaitMs: 0 });
   const client = new PartnerOrders({
@@ -66,7 +69,7 @@ export function setupWith(
     clock: sandbox.clock,
     fetch: async (input, init) => {
       const request = new Request(input, init);
-      return onRequest(request, sandbox) ?? sandbox.fetch(request);
+      return (await onRequest(request, sandbox)) ?? sandbox.fetch(request);
     },
   });
   const make = (extra: Partial<OrderMirrorOptions> = {}) =>
