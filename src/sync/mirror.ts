@@ -30,7 +30,7 @@ import type {
   SyncOptions,
   SyncReport,
 } from "./types";
-import { reviveItem, reviveOrder } from "./values";
+import { reviveItem, reviveOrder, reviveShipment } from "./values";
 
 /** Event ids remembered, so a delivery repeated later is not read again. */
 const RECENT_EVENTS = 10_000;
@@ -271,7 +271,7 @@ export class OrderMirror {
     return {
       ...reviveOrder(row.order),
       items: (row.items ?? []).map((item) => reviveItem<OrderItem>(item)),
-      shipments: (row.shipments ?? []) as unknown as Shipment[],
+      shipments: (row.shipments ?? []).map((shipment) => reviveShipment<Shipment>(shipment)),
       unresolvable: row.unresolvable,
     } as MirroredOrder;
   }

@@ -1,5 +1,5 @@
 import type { Change, NewChange, StoredOrder } from "../types";
-import { reviveItem, reviveOrder } from "../values";
+import { reviveItem, reviveOrder, reviveShipment } from "../values";
 
 /**
  * Rows as both stores keep them: one row per order (the order, its items and its shipments as JSON
@@ -66,6 +66,8 @@ export function rowToChange(row: ChangeRow): Change {
   const payload = JSON.parse(row.payload) as Record<string, unknown>;
   if (payload.order) payload.order = reviveOrder(payload.order as Record<string, unknown>);
   if (payload.item) payload.item = reviveItem(payload.item as Record<string, unknown>);
+  if (payload.shipment)
+    payload.shipment = reviveShipment(payload.shipment as Record<string, unknown>);
   return {
     id: Number(row.id),
     type: row.type,
