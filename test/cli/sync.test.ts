@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSandbox, FIXTURES, type Listener, type Sandbox } from "partner-orders/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -79,7 +79,7 @@ describe("sync --once", () => {
     expect(result.code, result.stderr).toBe(0);
     const warnings = result.stderr.split("\n").filter((l) => l.startsWith("warning: "));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^warning: .*order \d+.* status=400/);
+    expect(warnings[0]).toMatch(/^warning: reading order \d+ failed \(invalid_order_number\)/);
   }, 60_000);
 
   it("a database directory that does not exist: one line naming the path, no stack (exit 1)", async () => {
@@ -167,6 +167,43 @@ describe("status", () => {
     );
     expect(result.stderr).not.toMatch(STACK_FRAME);
   }, 30_000);
+
+  it("of a synced file, without credentials: the last sweep, open orders, the account; --json the object", async () => {
+    const db = join(dir, "status.db");
+    const synced = await cli(["sync", "--once", "--db", db]);
+    expect(synced.code, synced.stderr).toBe(0);
+    const text = await run(["status", "--db", db], noCredentials);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/last sweep:\s.*ok/);
+    expect(text.stdout).toMatch(/open orders:\s+\d+/);
+    const json = await run(["status", "--db", db, "--json"], noCredentials);
+    expect(json.code, json.stderr).toBe(0);
+    const status = JSON.parse(json.stdout);
+    expect(status).toMatchObject({
+      lastSweep: { ok: true },
+      sweepHolder: null,
+      account: { partnerId: FIXTURES.partnerId, baseUrl: listener.url.replace(/\/$/, "") },
+    });
+    expect(status.openOrders).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("sync --once while another live process holds the sweep: says who and since when, exit 4", async () => {
+    const db = join(dir, "held.db");
+    expect((await cli(["sync", "--once", "--db", db])).code).toBe(0);
+    // This test's own process holds the lease: alive, and not the CLI's.
+    const { default: Database } = await import("better-sqlite3");
+    const file = new Database(db);
+    const holder = `${hostname()}/${process.pid}/held-by-the-test`;
+    file
+      .prepare(
+        "INSERT OR REPLACE INTO po_leases (name, holder, since, expires_at) VALUES ('sweep', ?, ?, ?)",
+      )
+      .run(holder, Date.now(), Date.now() + 600_000);
+    file.close();
+    const result = await cli(["sync", "--once", "--db", db]);
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toContain(`another process holds the sweep (${holder}`);
+  }, 60_000);
 
   it("--db with --postgres is a usage error (exit 2)", async () => {
     const result = await run(["status", "--db", "x.db", "--postgres", "y"], noCredentials);
