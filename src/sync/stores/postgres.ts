@@ -414,22 +414,28 @@ class LeaseSessions {
       ]);
       session.locked = (rows[0] as { locked: boolean }).locked;
     }
-    const { rows } = await client.query(`SELECT holder FROM ${this.#table} WHERE name = $1`, [
-      name,
-    ]);
-    const current = (rows[0] as { holder: string } | undefined)?.holder;
-    // A holder of this host whose process is gone (or a closed mirror of this one).
-    const dead = current !== undefined && current !== holder && holderIsDead(current);
-    const taken = await client.query(
-      `INSERT INTO ${this.#table} AS l (name, holder, since, expires_at, locked)
-         VALUES ($1, $2, $3, $4, $5::boolean)
-       ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at,
-         locked = excluded.locked,
-         since = CASE WHEN l.holder = excluded.holder THEN l.since ELSE excluded.since END
-       WHERE l.holder = excluded.holder OR l.expires_at <= $3
-         OR ($5::boolean AND l.locked) OR l.holder = $6::text`,
-      [name, holder, now, expiresAt, session.locked, dead ? current : null],
-    );
+    const upsert = (deadHolder: string | null) =>
+      client.query(
+        `INSERT INTO ${this.#table} AS l (name, holder, since, expires_at, locked)
+           VALUES ($1, $2, $3, $4, $5::boolean)
+         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at,
+           locked = excluded.locked,
+           since = CASE WHEN l.holder = excluded.holder THEN l.since ELSE excluded.since END
+         WHERE l.holder = excluded.holder OR l.expires_at <= $3
+           OR ($5::boolean AND l.locked) OR l.holder = $6::text`,
+        [name, holder, now, expiresAt, session.locked, deadHolder],
+      );
+    // A renewal, the common case, is one statement; the holder is looked at only when refused.
+    let taken = await upsert(null);
+    if ((taken.rowCount ?? 0) === 0) {
+      const { rows } = await client.query(`SELECT holder FROM ${this.#table} WHERE name = $1`, [
+        name,
+      ]);
+      const current = (rows[0] as { holder: string } | undefined)?.holder;
+      // A holder of this host whose process is gone (or a closed mirror of this one).
+      if (current !== undefined && current !== holder && holderIsDead(current))
+        taken = await upsert(current);
+    }
     if ((taken.rowCount ?? 0) > 0) {
       this.#sessions.set(id, session);
       return true;
