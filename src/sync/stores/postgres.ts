@@ -341,6 +341,7 @@ export function postgresStore(
  */
 class LeaseSessions {
   readonly #sessions = new Map<string, LeaseSession>();
+  readonly #queues = new Map<string, Promise<unknown>>();
   readonly #connections: Connections;
   readonly #table: string;
   readonly #key: (name: string) => bigint;
@@ -351,8 +352,32 @@ class LeaseSessions {
     this.#key = key;
   }
 
-  async take(name: string, holder: string, now: number, expiresAt: number): Promise<boolean> {
+  /**
+   * Calls for one lease and holder run one at a time: a holder renewing from several reads at once
+   * must not check out two sessions, one of them left holding the lock.
+   */
+  #serial<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const result = (this.#queues.get(id) ?? Promise.resolve()).then(work, work);
+    const tail = result.catch(() => undefined);
+    this.#queues.set(id, tail);
+    void tail.then(() => {
+      if (this.#queues.get(id) === tail) this.#queues.delete(id);
+    });
+    return result;
+  }
+
+  take(name: string, holder: string, now: number, expiresAt: number): Promise<boolean> {
     const id = `${name}\u0000${holder}`;
+    return this.#serial(id, () => this.#take(id, name, holder, now, expiresAt));
+  }
+
+  async #take(
+    id: string,
+    name: string,
+    holder: string,
+    now: number,
+    expiresAt: number,
+  ): Promise<boolean> {
     const held = this.#sessions.get(id);
     if (held) {
       // The session that held the lease is gone: so is the lease (another process may have it).
@@ -381,8 +406,12 @@ class LeaseSessions {
     });
   }
 
-  async release(name: string, holder: string): Promise<void> {
+  release(name: string, holder: string): Promise<void> {
     const id = `${name}\u0000${holder}`;
+    return this.#serial(id, () => this.#release(id, name, holder));
+  }
+
+  async #release(id: string, name: string, holder: string): Promise<void> {
     const session = this.#sessions.get(id);
     try {
       await this.#connections.query(`DELETE FROM ${this.#table} WHERE name = $1 AND holder = $2`, [

@@ -131,6 +131,23 @@ describe.runIf(available)("the sweep lease on PostgreSQL", () => {
     expect(await c.store.lease("sweep", c.holder, T + LEASE + 4, T + 2 * LEASE)).toBe(true);
   });
 
+  it("renewals by one holder at once (several reads finishing together) keep one session and one lock", async () => {
+    const [a, b] = (await processes(2)) as [
+      { store: MirrorStore; holder: string },
+      { store: MirrorStore; holder: string },
+    ];
+    const taken = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => a.store.lease("sweep", a.holder, T + i, T + i + LEASE)),
+    );
+    expect(taken).toEqual([true, true, true, true, true]);
+    expect(await advisoryLocks()).toBe(1);
+    await a.store.releaseLease("sweep", a.holder);
+    // Nothing left holding the lock: the next process takes the sweep at once.
+    expect(await advisoryLocks()).toBe(0);
+    expect(await b.store.lease("sweep", b.holder, T + 10, T + 10 + LEASE)).toBe(true);
+    expect(await advisoryLocks()).toBe(1);
+  });
+
   it("giving the lease back, or closing the store, frees the lock and its connection", async () => {
     const [a, b] = (await processes(2)) as [
       { store: MirrorStore; holder: string },
