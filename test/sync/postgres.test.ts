@@ -22,7 +22,8 @@ import { listed, truth } from "./support.js";
 const available = postgresAvailable();
 const MINUTE = 60_000;
 
-describe.runIf(available)("OrderMirror on PostgreSQL", () => {
+// Real servers and several mirrors per test: on a loaded two-core machine a test takes 10 to 30 s.
+describe.runIf(available)("OrderMirror on PostgreSQL", { timeout: 90_000 }, () => {
   let server: PostgresServer;
   let database: TestDatabase;
   const closers: (() => Promise<unknown>)[] = [];
