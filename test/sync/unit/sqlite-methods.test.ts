@@ -92,10 +92,14 @@ describe("sqliteStore", () => {
   it("hands decide the stored order, and writes nothing when decide declines", async () => {
     const s = await store();
     const seen: unknown[] = [];
-    expect(await s.commit(1, (current) => (seen.push(current), undefined))).toEqual([]);
+    const decline = (current: StoredOrder | undefined) => {
+      seen.push(current);
+      return undefined;
+    };
+    expect(await s.commit(1, decline)).toEqual([]);
     expect(await s.get(1)).toBeUndefined();
     await put(s, row(1, { nextPollAt: 5 }));
-    await s.commit(1, (current) => (seen.push(current), undefined));
+    await s.commit(1, decline);
     expect(seen).toEqual([undefined, row(1, { nextPollAt: 5 })]);
     expect(await s.lastChangeId()).toBe(0);
   });
