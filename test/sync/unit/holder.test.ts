@@ -35,6 +35,8 @@ describe("holder names", () => {
     expect(holderProcess("box/4a2/abc")).toBeUndefined();
     expect(holderProcess("box/42/a b/c")).toBeUndefined();
     expect(holderProcess("")).toBeUndefined();
+    // The whole name must match: a host part spanning a line break is no host.
+    expect(holderProcess("evil\nbox/42/abc")).toBeUndefined();
   });
 
   it("holderProcess needs something before and after the pid", () => {
