@@ -1,4 +1,7 @@
-import { hostname } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import { sqliteStore } from "partner-orders/sync";
 import { afterEach, describe, expect, it } from "vitest";
 import { PartnerOrdersError } from "../../../src/core/errors";
@@ -328,6 +331,22 @@ describe("sqliteStore claims", () => {
     expect((error as MirrorError).message).toMatch(
       /^The SQLite file \/nonexistent-dir-po\/x\/m\.db could not be opened: .+\. Check that its directory exists and is writable, and that the file is a SQLite database\.$/,
     );
+    expect((error as MirrorError).message).not.toMatch(/opened: \w*Error/);
     await s.close();
+  });
+
+  it("a file store is opened in WAL mode", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "po-wal-"));
+    try {
+      const path = join(dir, "m.db");
+      const s = sqliteStore(path);
+      await s.open();
+      await s.close();
+      const db = new Database(path);
+      expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
