@@ -12,7 +12,7 @@ import {
 } from "partner-orders/sync";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { newHolder, retireHolder } from "../../../src/sync/holder";
-import { record, V1_SQLITE_SCHEMA } from "./support.js";
+import { record, V1_SQLITE_SCHEMA } from "../stores/support.js";
 
 /** The SQLite store's file: its schema version, migration, refusals and the one-writer claim. */
 const dir = mkdtempSync(join(tmpdir(), "po-sqlite-"));

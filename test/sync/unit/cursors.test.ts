@@ -1,7 +1,7 @@
 import { MirrorError } from "partner-orders/sync";
 import { afterEach, describe, expect, it } from "vitest";
-import { quiet } from "../support/logger.js";
-import { drive, type Setup, setupWith } from "./support.js";
+import { quiet } from "../../support/logger.js";
+import { drive, type Setup, setupWith } from "../support.js";
 
 /** A service whose order list misbehaves: the mirror must stop, never loop, and never keep a bad checkpoint. */
 const cleanups: (() => Promise<void>)[] = [];
