@@ -10,13 +10,15 @@ const change = (id: number) =>
 /** A clock whose sleeps wait until the test resolves them (or their signal aborts), or end at once. */
 class FeedClock {
   instant = false;
+  /** Every sleep fails at once (a clock that cannot wait). */
+  failing = false;
   readonly sleeps: { ms: number; signal: AbortSignal | undefined }[] = [];
   #pending: (() => void)[] = [];
   now = () => 0;
   monotonic = () => 0;
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     this.sleeps.push({ ms, signal });
-    if (signal?.aborted) return Promise.reject(new Error("aborted"));
+    if (signal?.aborted || this.failing) return Promise.reject(new Error("aborted"));
     if (this.instant) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.#pending.push(resolve);
@@ -296,5 +298,43 @@ describe("Feed", () => {
     controller.abort();
     expect(await next).toEqual({ done: true, value: undefined });
     expect(t.calls).toEqual(["getPosition c"]);
+  });
+
+  it("ends when a backoff's wait fails, without asking the store again", async () => {
+    const t = make();
+    t.clock.failing = true;
+    t.failures.getPosition = [new Error("down")];
+    t.log.push(change(1));
+    expect(await t.feed.changes("c", undefined).next()).toEqual({ done: true, value: undefined });
+    expect(t.calls).toEqual(["getPosition c"]);
+  });
+
+  it("stores no position for an unnamed loop", async () => {
+    const t = make();
+    const it = t.feed.changes(undefined, undefined);
+    const first = it.next();
+    await tick();
+    t.log.push(change(1), change(2));
+    t.feed.notify();
+    expect((await first).value).toEqual(change(1));
+    expect((await it.next()).value).toEqual(change(2));
+    await it.return();
+    expect(t.calls.filter((c) => c.startsWith("setPosition"))).toEqual([]);
+  });
+
+  it("an unnamed loop stops within a batch once the caller aborts or the mirror closes", async () => {
+    for (const end of ["abort", "close"]) {
+      const t = make();
+      const controller = new AbortController();
+      const it = t.feed.changes(undefined, controller.signal);
+      const first = it.next();
+      await tick();
+      t.log.push(change(1), change(2));
+      t.feed.notify();
+      expect((await first).value).toEqual(change(1));
+      if (end === "abort") controller.abort();
+      else t.feed.close();
+      expect(await it.next()).toEqual({ done: true, value: undefined });
+    }
   });
 });
