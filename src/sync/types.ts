@@ -191,9 +191,33 @@ export interface InvalidOrder {
 /** What {@link OrderMirror.status} tells an operator. Times are ISO 8601 on the mirror's clock. */
 export interface MirrorStatus {
   /** The last sweep that ended, in any process: when, and whether it finished or the error's code. */
-  lastSweep: { at: string; ok: true } | { at: string; ok: false; code: string } | null;
+  lastSweep:
+    | {
+        /** When it ended. */
+        at: string;
+        /** It went to the end of the list. */
+        ok: true;
+      }
+    | {
+        /** When it ended. */
+        at: string;
+        /** It failed. */
+        ok: false;
+        /** The error's code. */
+        code: string;
+      }
+    | null;
   /** Who holds the sweep now, if anyone; `self` when it is this mirror. */
-  sweepHolder: { holder: string; since: string | null; expiresAt: string; self: boolean } | null;
+  sweepHolder: {
+    /** The holder's name: `host/pid/id`. */
+    holder: string;
+    /** When it took the sweep; null when the store does not know. */
+    since: string | null;
+    /** When its lease runs out unless renewed. */
+    expiresAt: string;
+    /** True when it is this mirror. */
+    self: boolean;
+  } | null;
   /** Orders not closed (re-read every `openOrderIntervalMs`). */
   openOrders: number;
   /** Orders whose re-read is due now. */
@@ -203,7 +227,14 @@ export interface MirrorStatus {
   /** Orders kept out as invalid (see {@link InvalidOrder}). */
   invalidOrders: InvalidOrder[];
   /** The last error the mirror logged, in any process: when, its code and message. */
-  lastError: { at: string; code: string; message: string } | null;
+  lastError: {
+    /** When it happened. */
+    at: string;
+    /** Its code (the problem's, or the mirror's). */
+    code: string;
+    /** What happened, without secrets. */
+    message: string;
+  } | null;
   /** Each named consumer: its position, and how far it trails the newest change. */
   consumers: ConsumerStatus[];
   /** The schema version of the store. */
@@ -332,7 +363,12 @@ export interface MirrorStore {
    */
   claimAccount(account: StoreAccount): Promise<void>;
   /** The store's schema version and account (null before the first claim). */
-  info(): Promise<{ schemaVersion: number; account: StoreAccount | null }>;
+  info(): Promise<{
+    /** The schema version the store holds. */
+    schemaVersion: number;
+    /** The account recorded on first use; null before. */
+    account: StoreAccount | null;
+  }>;
   /**
    * In one transaction: reads the stored row of `orderNumber` (locked against other writers), calls
    * `decide` with it, writes the row it returns and appends its changes. Returns the changes as
@@ -358,13 +394,27 @@ export interface MirrorStore {
    */
   lease(name: string, holder: string, now: number, expiresAt: number): Promise<boolean>;
   /** Who holds lease `name`, since when and until when (epoch ms); null when nobody does. */
-  leaseHolder(name: string): Promise<{ holder: string; since: number; expiresAt: number } | null>;
+  leaseHolder(name: string): Promise<{
+    /** The holder's name. */
+    holder: string;
+    /** When it took the lease (epoch ms). */
+    since: number;
+    /** When the lease runs out unless renewed (epoch ms). */
+    expiresAt: number;
+  } | null>;
   /** Gives the lease back, if `holder` still has it. */
   releaseLease(name: string, holder: string): Promise<void>;
   /** The earliest `nextPollAt`, or null when nothing is due ever. */
   nextDue(): Promise<number | null>;
   /** Orders not closed; orders due at `epochMs`, and the earliest due time among them. */
-  dueStats(epochMs: number): Promise<{ open: number; due: number; oldestDueAt: number | null }>;
+  dueStats(epochMs: number): Promise<{
+    /** Orders not closed and not unresolvable. */
+    open: number;
+    /** Orders due at `epochMs`. */
+    due: number;
+    /** The earliest due time among them (epoch ms); null when none is due. */
+    oldestDueAt: number | null;
+  }>;
   /** Stored orders not seen in `sweep` and not already unresolvable. */
   unseen(sweep: number): Promise<number[]>;
   /** Marks orders as seen on the list in `sweep`, without touching anything else. */
@@ -382,7 +432,14 @@ export interface MirrorStore {
   /** Stores a named consumer's position. */
   setPosition(consumer: string, id: number): Promise<void>;
   /** Every named consumer and its position, by name. */
-  consumers(): Promise<{ name: string; position: number }[]>;
+  consumers(): Promise<
+    {
+      /** The consumer's name. */
+      name: string;
+      /** The id of the last change it finished. */
+      position: number;
+    }[]
+  >;
   /** The `observedAt` of the first change after `afterId`, or null when there is none. */
   firstObservedAfter(afterId: number): Promise<string | null>;
   /** Closes the connection (a pool the store made itself); the store can be opened again. */
