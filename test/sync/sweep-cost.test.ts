@@ -31,7 +31,9 @@ describe("a sweep over several pages", () => {
       const before = s.sandbox.requests.length;
       s.sandbox.clock.advance(16 * 60_000);
       const again = await s.mirror.sync();
-      const reads = s.sandbox.requests.slice(before).filter((r) => /\/v1\/orders\/\d+/.test(r.path));
+      const reads = s.sandbox.requests
+        .slice(before)
+        .filter((r) => /\/v1\/orders\/\d+/.test(r.path));
       expect(reads.map((r) => r.path)).toEqual([]);
       expect(again.itemsReread + again.shipmentsReread).toBe(0);
       expect(again.requests).toBe(pages);
