@@ -41,5 +41,5 @@ describe("a sweep over several pages", () => {
         pages,
       );
     }
-  });
+  }, 120_000);
 });
