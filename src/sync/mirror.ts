@@ -21,7 +21,7 @@ import { newHolder, retireHolder } from "./holder";
 import { PartnerIds, partnerOrderIdOf } from "./partner-ids";
 import { mirrored, type OrderQuery, queryOrders } from "./query";
 import { Reader } from "./reader";
-import { type ResyncOptions, resyncUnderLease } from "./resync";
+import { type ResyncOptions, resyncSites, resyncUnderLease } from "./resync";
 import { type ListPage, Sweeper } from "./sweep";
 import type {
   Change,
@@ -305,7 +305,7 @@ export class OrderMirror {
    */
   async resync(options: ResyncOptions = {}): Promise<SyncReport> {
     this.#checkOpen();
-    const siteIds = this.#resyncSites(options.siteIds);
+    const siteIds = resyncSites(options.siteIds, this.#sites, this.#ctx.siteIds);
     await this.#startWriting();
     const counters = new Counters(this.#ctx.clock, options.onProgress);
     this.#ctx.report = counters;
@@ -390,50 +390,16 @@ export class OrderMirror {
     this.#writing = undefined;
   }
 
-  /** The sites of a resync: given ones must be whole numbers the mirror keeps. */
-  #resyncSites(siteIds: unknown): (number | undefined)[] {
-    if (siteIds === undefined) return this.#ctx.siteIds;
-    if (
-      !Array.isArray(siteIds) ||
-      siteIds.length === 0 ||
-      !siteIds.every((id) => Number.isSafeInteger(id) && id > 0)
-    ) {
-      throw new MirrorError(
-        "invalid_sites",
-        "resync: siteIds must be a non-empty list of site ids (positive whole numbers).",
-      );
-    }
-    const outside = siteIds.find((id) => this.#sites && !this.#sites.has(id));
-    if (outside !== undefined) {
-      throw new MirrorError(
-        "invalid_sites",
-        `resync: site ${outside} is not one this mirror keeps (siteIds ${[...(this.#sites ?? [])].join(", ")}).`,
-        { hint: "Resync the mirror's own sites, or give the mirror that site." },
-      );
-    }
-    return [...new Set(siteIds as number[])];
-  }
-
   /**
-   * A partnerOrderId learnt from a submission of this client, for an order the mirror already
-   * stores: written now, without a read, when this mirror writes in this process (else with the
+   * A partnerOrderId learnt from a submission of this client, for an order the mirror may already
+   * store: written now, without a read, when this mirror writes in this process (else with the
    * order's next read).
    */
   #writePartnerOrderId(orderNumber: number, id: string): void {
-    if (!this.#writing || this.#closed) return;
-    const partnerIds = this.#ctx.partnerIds as PartnerIds;
-    void this.#writing
-      .then(() =>
-        this.#ctx.store.commit(orderNumber, (current) =>
-          current && current.partnerOrderId !== id
-            ? { next: { ...current, partnerOrderId: id }, changes: [] }
-            : undefined,
-        ),
-      )
-      .then(async () => {
-        if ((await this.#ctx.store.get(orderNumber))?.partnerOrderId === id)
-          partnerIds.written(orderNumber, id);
-      })
+    const writing = this.#writing;
+    if (!writing || this.#closed) return;
+    void writing
+      .then(() => (this.#ctx.partnerIds as PartnerIds).write(this.#ctx.store, orderNumber, id))
       .catch((error) =>
         this.#ctx.warn(
           `recording the partnerOrderId of order ${orderNumber} failed`,

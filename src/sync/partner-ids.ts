@@ -1,5 +1,6 @@
 import type { PartnerOrders } from "../client";
 import { transportOf } from "../internal/transport-access";
+import type { MirrorStore } from "./types";
 
 /** Ids remembered at most (learnt and not yet written; submissions not yet completed). */
 const REMEMBERED = 10_000;
@@ -30,6 +31,19 @@ export class PartnerIds {
   /** The read of `orderNumber` wrote `partnerOrderId`: nothing more to remember. */
   written(orderNumber: number, partnerOrderId: string): void {
     if (this.#pending.get(orderNumber) === partnerOrderId) this.#pending.delete(orderNumber);
+  }
+
+  /**
+   * Writes a learnt id to the order's stored row, without a read and without a change (the service
+   * said nothing new); nothing when the order is not stored yet, its next read writes it then.
+   */
+  async write(store: MirrorStore, orderNumber: number, id: string): Promise<void> {
+    await store.commit(orderNumber, (current) =>
+      current && current.partnerOrderId !== id
+        ? { next: { ...current, partnerOrderId: id }, changes: [] }
+        : undefined,
+    );
+    if ((await store.get(orderNumber))?.partnerOrderId === id) this.written(orderNumber, id);
   }
 
   /**

@@ -121,6 +121,37 @@ export async function resyncUnderLease(
   }
 }
 
+/**
+ * The sites of a resync: the mirror's own by default; given ones must be positive whole numbers the
+ * mirror keeps (`kept`, undefined when it keeps every granted site).
+ */
+export function resyncSites(
+  siteIds: unknown,
+  kept: ReadonlySet<number> | undefined,
+  defaults: (number | undefined)[],
+): (number | undefined)[] {
+  if (siteIds === undefined) return defaults;
+  if (
+    !Array.isArray(siteIds) ||
+    siteIds.length === 0 ||
+    !siteIds.every((id) => Number.isSafeInteger(id) && id > 0)
+  ) {
+    throw new MirrorError(
+      "invalid_sites",
+      "resync: siteIds must be a non-empty list of site ids (positive whole numbers).",
+    );
+  }
+  const outside = siteIds.find((id) => kept && !kept.has(id));
+  if (outside !== undefined) {
+    throw new MirrorError(
+      "invalid_sites",
+      `resync: site ${outside} is not one this mirror keeps (siteIds ${[...(kept ?? [])].join(", ")}).`,
+      { hint: "Resync the mirror's own sites, or give the mirror that site." },
+    );
+  }
+  return [...new Set(siteIds as number[])];
+}
+
 const siteName = (siteId: number | undefined) => (siteId === undefined ? "all" : String(siteId));
 
 /** Clears the checkpoints of the resync of the sites `key` names (a `resync:current` value). */

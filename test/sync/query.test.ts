@@ -1,10 +1,10 @@
-import { Decimal } from "partner-orders";
+import { Decimal, PartnerOrders } from "partner-orders";
 import type { Change } from "partner-orders/sync";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WebhookEvent } from "../../src/webhooks/events";
 import { validOrder } from "../sandbox/helpers";
 import { quiet } from "../support/logger.js";
-import { drive, setup, truth } from "./support";
+import { drive, settle, setup, truth } from "./support";
 
 /**
  * The mirror as a data product, against the sandbox: orders() over the typed columns, resync()
@@ -122,6 +122,28 @@ describe("orders()", () => {
 });
 
 describe("partnerOrderId", () => {
+  it("is written to an order already stored when the mirror's client resubmits it, without a read", async () => {
+    const s = make(":memory:", { logger: quiet });
+    const other = new PartnerOrders({
+      baseUrl: s.sandbox.baseUrl,
+      ...s.sandbox.credentials,
+      fetch: s.sandbox.fetch,
+      clock: s.sandbox.clock,
+    });
+    const request = validOrder("po-elsewhere");
+    const first = await drive(s.sandbox, other.submitOrderAndWait(request));
+    const n = first.order?.orderNumber as number;
+    await s.mirror.sync();
+    expect((await s.mirror.get(n))?.partnerOrderId).toBeUndefined();
+    const before = s.sandbox.requests.length;
+    // The same request again, through the mirror's client: the service answers the original.
+    const again = await s.client.orders.submit(request);
+    expect(again.created).toBe(false);
+    await settle();
+    expect((await s.mirror.get(n))?.partnerOrderId).toBe("po-elsewhere");
+    expect(s.sandbox.requests.slice(before).map((r) => r.path)).toEqual(["/v1/orders"]);
+  });
+
   it("is learnt from a submission through the mirror's client, and from a webhook event", async () => {
     const s = make(":memory:", { logger: quiet });
     await s.mirror.sync();
