@@ -111,13 +111,13 @@ CREATE INDEX po_orders_open ON ${t.orders} (order_number) WHERE NOT closed;`;
 
 /**
  * The WHERE clause and its values for a query, with `param(i)` naming the i-th value (`?` on
- * SQLite, `$i` on PostgreSQL) and `bool` binding a boolean as the store keeps it.
+ * SQLite, `$i` on PostgreSQL) and `bool` writing a boolean as the store's SQL literal.
  */
 export function orderFilter(
   query: StoreOrderQuery,
   externalIdsTable: string,
   param: (index: number) => string,
-  bool: (value: boolean) => unknown,
+  bool: (value: boolean) => string,
 ): { where: string; values: unknown[] } {
   const values: unknown[] = [];
   const clauses: string[] = [];
@@ -128,16 +128,19 @@ export function orderFilter(
   add((p) => `o.order_number > ${p}`, query.after);
   if (query.siteId !== undefined) add((p) => `o.site_id = ${p}`, query.siteId);
   if (query.status !== undefined) add((p) => `o.status = ${p}`, query.status);
-  if (query.closed !== undefined) add((p) => `o.closed = ${p}`, bool(query.closed));
+  // Booleans as literals, not parameters: the planner can use the partial index of open orders
+  // only when the statement itself says `closed` is false.
+  if (query.closed !== undefined) clauses.push(`o.closed = ${bool(query.closed)}`);
   if (query.unresolvable !== undefined)
-    add((p) => `o.unresolvable = ${p}`, bool(query.unresolvable));
+    clauses.push(`o.unresolvable = ${bool(query.unresolvable)}`);
   if (query.updatedSince !== undefined) add((p) => `o.updated_on >= ${p}`, query.updatedSince);
   if (query.partnerOrderId !== undefined)
     add((p) => `o.partner_order_id = ${p}`, query.partnerOrderId);
   if (query.externalId !== undefined)
     add(
       (p) =>
-        `EXISTS (SELECT 1 FROM ${externalIdsTable} e WHERE e.order_number = o.order_number AND e.external_id = ${p})`,
+        // The ids' key leads with external_id: one index range, then the orders by their key.
+        `o.order_number IN (SELECT e.order_number FROM ${externalIdsTable} e WHERE e.external_id = ${p})`,
       query.externalId,
     );
   return { where: clauses.join(" AND "), values };

@@ -21,7 +21,7 @@ export async function queryOrdersPostgres(
     query,
     t.externalIds,
     (i) => `$${i}`,
-    (value) => value,
+    (value) => (value ? "true" : "false"),
   );
   const { rows } = await q(
     `SELECT o.* FROM ${t.orders} o WHERE ${where} ORDER BY o.order_number LIMIT $${values.length + 1}`,

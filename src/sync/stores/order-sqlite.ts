@@ -18,7 +18,7 @@ export function queryOrdersSqlite(sql: Sql, query: StoreOrderQuery): StoredOrder
     query,
     "po_external_ids",
     () => "?",
-    (value) => Number(value),
+    (value) => (value ? "1" : "0"),
   );
   const rows = sql(
     `SELECT o.* FROM po_orders o WHERE ${where} ORDER BY o.order_number LIMIT ?`,
