@@ -112,7 +112,7 @@ export async function resyncUnderLease(
     const numbers = [...failed.keys()];
     throw new MirrorError(
       "resync_incomplete",
-      `The resync read every order but ${numbers.length}, whose reads failed twice: ${numbers.slice(0, NAMED).join(", ")}${numbers.length > NAMED ? ", ..." : ""}.`,
+      `The resync read every order but ${numbers.length}, whose reads failed twice: ${numbers.slice(0, NAMED).join(", ")}${numbers.length > NAMED ? ` and ${numbers.length - NAMED} more` : ""}.`,
       {
         hint: "The warnings say why; the sweep reads them again in time, or run the resync again.",
         cause: failed.get(numbers[0] as number),

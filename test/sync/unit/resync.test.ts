@@ -7,6 +7,19 @@ import type { Change } from "../../../src/sync/types";
 import { problem, testContext } from "./context-support";
 import { type FakeOrder, fakeClient, memoryStore, orderRow } from "./reader-support";
 
+/** Order `n` as stored after a read, closed, answered by the fake service with the same row. */
+const stored = (n: number) => ({
+  orderNumber: n,
+  siteId: 101,
+  order: orderRow(n, { closed: true }),
+  items: [],
+  shipments: [],
+  closed: true,
+  unresolvable: false,
+  nextPollAt: null,
+  seenInSweep: 0,
+});
+
 type Row = Record<string, unknown>;
 const page = (data: Row[], nextCursor: string | null = null): ListPage => ({
   data,
@@ -210,5 +223,40 @@ describe("resync", () => {
     });
     await expect(t.resync([undefined], stop.signal)).rejects.toMatchObject({ code: "aborted" });
     expect(await t.store.getCheckpoint("resync:cursor:all")).toBe("c2");
+  });
+
+  it("goes through stored orders in batches, checkpointed: stopped, it resumes after the last batch", async () => {
+    const t = await make({ "": page([]) });
+    for (let n = 1; n <= 150; n++) {
+      await t.store.commit(n, () => ({ next: stored(n), changes: [] }));
+      t.orders.set(n, { order: orderRow(n, { closed: true }), items: [[]], shipments: [[]] });
+    }
+    const stop = new AbortController();
+    const get = t.fake.client.orders.get;
+    t.fake.client.orders.get = async (n: number) => {
+      if (n === 100) stop.abort();
+      return get(n);
+    };
+    await expect(t.resync([undefined], stop.signal)).rejects.toMatchObject({ code: "aborted" });
+    expect(await t.store.getCheckpoint("resync:stored:all")).toBe("100");
+    expect(t.fake.calls.filter((c) => c.startsWith("get "))).toHaveLength(100);
+    t.fake.calls.length = 0;
+    expect(await t.resync()).toBe("swept");
+    const reads = t.fake.calls.filter((c) => c.startsWith("get "));
+    expect(reads).toHaveLength(50);
+    expect(reads[0]).toBe("get 101");
+    expect(await t.store.getCheckpoint("resync:stored:all")).toBeNull();
+  });
+
+  it("a resync state it cannot read is set aside: the resync starts over", async () => {
+    const t = await make({ "": page([orderRow(1)]) });
+    await t.store.setCheckpoint("resync:current", "not json");
+    await t.store.setCheckpoint("resync:cursor:all", "stale");
+    expect(await t.resync()).toBe("swept");
+    expect(t.asked).toEqual(["all:"]);
+    await t.store.setCheckpoint("resync:current", '{"not":"a list"}');
+    t.asked.length = 0;
+    expect(await t.resync()).toBe("swept");
+    expect(t.asked).toEqual(["all:"]);
   });
 });
