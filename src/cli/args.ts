@@ -11,8 +11,9 @@ export const USAGE = `usage: partner-orders <command> [options]
   submit order.json [--wait] [--timeout 120s]
                                           validate (nothing sent if invalid), submit, wait
   submissions wait ID [--timeout 120s]    wait for a submission to finish
-  sync [--db orders.db | --postgres URL] [--site N,N] [--once]
-                                          keep a local mirror until Ctrl-C (--once: one pass);
+  sync [--db orders.db | --postgres URL] [--site N,N] [--once] [--full]
+                                          keep a local mirror until Ctrl-C (--once: one pass;
+                                          --full: re-read every order first, closed ones too);
                                           --json prints each change, then a summary
   status [--db orders.db | --postgres URL]
                                           the mirror's health, read from its store only
@@ -37,6 +38,7 @@ const OPTIONS = {
   db: { type: "string" },
   postgres: { type: "string" },
   once: { type: "boolean" },
+  full: { type: "boolean" },
   port: { type: "string" },
   seed: { type: "string" },
   host: { type: "string" },

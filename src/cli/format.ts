@@ -18,8 +18,8 @@ const count = (n: number, one: string, many = `${one}s`) =>
   `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 
 /** The rewritten line while a pass runs: `syncing: 12 pages, 2,400 orders, 310 requests, 20.5/s`. */
-export function formatProgress(p: SyncProgress): string {
-  return `syncing: ${count(p.pages, "page")}, ${count(p.orders, "order")}, ${count(p.requests, "request")}, ${p.ratePerSecond.toFixed(1)}/s`;
+export function formatProgress(p: SyncProgress, doing = "syncing"): string {
+  return `${doing}: ${count(p.pages, "page")}, ${count(p.orders, "order")}, ${count(p.requests, "request")}, ${p.ratePerSecond.toFixed(1)}/s`;
 }
 
 /** `100123 totals.order: not a decimal`; an order whose number could not be read shows `?`. */

@@ -117,6 +117,7 @@ export interface TransportConfig {
 export class Transport {
   readonly #config: TransportConfig;
   readonly #http: ReturnType<typeof createClient<paths>>;
+  readonly #observers = new Set<(operation: Operation, data: unknown) => void>();
 
   constructor(config: TransportConfig) {
     this.#config = config;
@@ -126,6 +127,26 @@ export class Transport {
       // Bodies arrive already serialised, once per call (`#run`), so every retry sends identical bytes.
       bodySerializer: (body: unknown) => body as string,
     });
+  }
+
+  /**
+   * Calls `observer` with the operation and the data of every call that succeeds through this
+   * transport (partner-orders/sync learns the partnerOrderId of submissions so); returns the
+   * function that stops it. An observer that throws is ignored.
+   */
+  observe(observer: (operation: Operation, data: unknown) => void): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
+  #tell(operation: Operation, data: unknown): void {
+    for (const observer of this.#observers) {
+      try {
+        observer(operation, data);
+      } catch {
+        // An observer's failure is its own: the call succeeded.
+      }
+    }
   }
 
   request<K extends ApiOperationId>(
@@ -153,7 +174,7 @@ export class Transport {
     // What the latest attempt sent: a 401 drops that token only, not one another call minted since.
     const used: Used = {};
     try {
-      return await withRetries(
+      const result = await withRetries(
         (attempt) => this.#attempt<T>(operation, body, options, attempt, used),
         {
           maxRetries: options.maxRetries ?? this.#config.maxRetries,
@@ -175,6 +196,8 @@ export class Transport {
             }),
         },
       );
+      this.#tell(operation, result.data);
+      return result;
     } catch (error) {
       if (signal?.aborted && !(error instanceof PartnerOrdersError)) throw new APIUserAbortError();
       if (error instanceof PartnerOrdersError) throw error;

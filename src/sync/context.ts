@@ -2,6 +2,7 @@ import type { PartnerOrders } from "../client";
 import { APIError, isPartnerOrdersError } from "../core/errors";
 import type { Log } from "../core/logger";
 import type { Clock } from "../internal/clock";
+import type { PartnerIds } from "./partner-ids";
 import type { InvalidOrder, MirrorStore, SyncProgress, SyncReport } from "./types";
 
 /** Which parts of an order one read fetches. */
@@ -40,6 +41,8 @@ export interface MirrorContext {
   changed(): void;
   /** Orders kept out as invalid, kept in the store so every process's `status()` sees them. */
   readonly invalid: InvalidOrders;
+  /** PartnerOrderIds learnt (from events, from submissions) and not yet written. */
+  readonly partnerIds?: PartnerIds;
   /** Logs a warning with the error's code and what the mirror does next, and records it. */
   warn(message: string, error: unknown, next: string): void;
 }

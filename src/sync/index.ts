@@ -13,6 +13,8 @@ export {
   SweepHeldError,
 } from "./errors";
 export { OrderMirror } from "./mirror";
+export type { OrderQuery } from "./query";
+export type { ResyncOptions } from "./resync";
 export {
   type PgClientLike,
   type PgPoolLike,
@@ -38,6 +40,7 @@ export type {
   OrderMirrorOptions,
   RunOptions,
   StoredOrder,
+  StoreOrderQuery,
   SyncOptions,
   SyncProgress,
   SyncReport,

@@ -1,6 +1,5 @@
 import { PartnerOrdersError } from "../core/errors";
 import { createLog } from "../core/logger";
-import type { OrderItem, Shipment } from "../core/models";
 import { systemClock } from "../internal/clock";
 import { listOrdersPage } from "../resources/lenient-page";
 import { eventParts, isTestEvent, type WebhookEvent } from "../webhooks/events";
@@ -19,7 +18,10 @@ import { MirrorError } from "./errors";
 import { fatalError } from "./fatal";
 import { Feed } from "./feed";
 import { newHolder, retireHolder } from "./holder";
+import { PartnerIds, partnerOrderIdOf } from "./partner-ids";
+import { mirrored, type OrderQuery, queryOrders } from "./query";
 import { Reader } from "./reader";
+import { type ResyncOptions, resyncSites, resyncUnderLease } from "./resync";
 import { type ListPage, Sweeper } from "./sweep";
 import type {
   Change,
@@ -30,7 +32,6 @@ import type {
   SyncOptions,
   SyncReport,
 } from "./types";
-import { reviveItem, reviveOrder, reviveShipment } from "./values";
 
 /** Event ids remembered, so a delivery repeated later is not read again. */
 const RECENT_EVENTS = 10_000;
@@ -57,6 +58,8 @@ export class OrderMirror {
   #warnedBehindAt = Number.NEGATIVE_INFINITY;
   /** The sites asked for; undefined for every granted site. */
   readonly #sites: ReadonlySet<number> | undefined;
+  /** Stops learning partnerOrderIds from the client's submissions. */
+  readonly #unwatch: () => void;
   #closed = false;
 
   constructor(options: OrderMirrorOptions) {
@@ -85,6 +88,7 @@ export class OrderMirror {
       report: new Counters(clock),
       changed: () => this.#feed.notify(),
       invalid: new InvalidOrders(store),
+      partnerIds: new PartnerIds(),
       warn: (message, error, next) => {
         const code = codeOf(error);
         const said = messageOf(error).slice(0, 300);
@@ -97,6 +101,9 @@ export class OrderMirror {
     this.#reader = new Reader(ctx);
     this.#sweeper = new Sweeper(ctx, this.#reader, (siteId, cursor) => this.#page(siteId, cursor));
     this.#feed = new Feed(ctx);
+    this.#unwatch = (ctx.partnerIds as PartnerIds).watch(ctx.client, (orderNumber, id) =>
+      this.#writePartnerOrderId(orderNumber, id),
+    );
   }
 
   /**
@@ -226,6 +233,9 @@ export class OrderMirror {
     if (this.#sites && !this.#sites.has((event as { siteId?: unknown }).siteId as number)) return;
     const known = this.#events.get(named.eventId);
     if (known) return known;
+    const partnerOrderId = partnerOrderIdOf((event as { partnerOrderId?: unknown }).partnerOrderId);
+    if (partnerOrderId !== undefined)
+      this.#ctx.partnerIds?.learn(named.orderNumber, partnerOrderId);
     const read = this.#startWriting()
       .then(() => this.#reader.schedule(named.orderNumber, named.parts, "webhook"))
       .then(() => undefined);
@@ -267,13 +277,52 @@ export class OrderMirror {
   async get(orderNumber: number): Promise<MirroredOrder | undefined> {
     await this.#open();
     const row = await this.#ctx.store.get(orderNumber);
-    if (!row) return undefined;
-    return {
-      ...reviveOrder(row.order),
-      items: (row.items ?? []).map((item) => reviveItem<OrderItem>(item)),
-      shipments: (row.shipments ?? []).map((shipment) => reviveShipment<Shipment>(shipment)),
-      unresolvable: row.unresolvable,
-    } as MirroredOrder;
+    return row ? mirrored(row) : undefined;
+  }
+
+  /**
+   * The stored orders matching `query`, as `get()` gives them, by order number, read from the store
+   * a page at a time (a keyset on the order number, each filter on an indexed column). Works from
+   * any process, like `get()` and `changes()`. Bad options are refused with a `MirrorError`
+   * (`invalid_query`) when iteration starts.
+   *
+   * @example
+   * for await (const o of mirror.orders({ siteId: 12, status: "In Production", closed: false })) {
+   *   console.log(o.orderNumber, o.totals.order?.toFixed(2));
+   * }
+   */
+  orders(query?: OrderQuery): AsyncGenerator<MirroredOrder, void, undefined> {
+    return queryOrders(this.#ctx.store, query, () => this.#open());
+  }
+
+  /**
+   * Re-reads every order of `siteIds` (the mirror's sites by default), closed ones included: the
+   * list to its end, and every order's items and shipments, then stored orders the list no longer
+   * shows. Every difference is recorded as changes with cause `resync`. It takes the sweep lease,
+   * so it never runs beside a sweep (another process's sweep under way gives `SweepHeldError`); it
+   * checkpoints as it goes, so a resync of the same sites that was stopped resumes. Resolves with
+   * what it did.
+   */
+  async resync(options: ResyncOptions = {}): Promise<SyncReport> {
+    this.#checkOpen();
+    const siteIds = resyncSites(options.siteIds, this.#sites, this.#ctx.siteIds);
+    await this.#startWriting();
+    const counters = new Counters(this.#ctx.clock, options.onProgress);
+    this.#ctx.report = counters;
+    try {
+      const outcome = await this.#sweeper.underLease(() =>
+        resyncUnderLease(this.#ctx, this.#reader, this.#sweeper, siteIds, options.signal),
+      );
+      if (outcome === "held") {
+        const held = await this.#sweeper.heldError();
+        held.report = counters.report();
+        throw held;
+      }
+    } catch (error) {
+      this.#recordError(codeOf(error), messageOf(error));
+      throw error;
+    }
+    return counters.report();
   }
 
   /**
@@ -333,11 +382,31 @@ export class OrderMirror {
     if (this.#closed) return;
     this.#closed = true;
     this.#feed.close();
+    this.#unwatch();
     await this.#reader.idle();
     retireHolder(this.#ctx.holder);
     await this.#ctx.store.close();
     this.#opened = undefined;
     this.#writing = undefined;
+  }
+
+  /**
+   * A partnerOrderId learnt from a submission of this client, for an order the mirror may already
+   * store: written now, without a read, when this mirror writes in this process (else with the
+   * order's next read).
+   */
+  #writePartnerOrderId(orderNumber: number, id: string): void {
+    const writing = this.#writing;
+    if (!writing || this.#closed) return;
+    void writing
+      .then(() => (this.#ctx.partnerIds as PartnerIds).write(this.#ctx.store, orderNumber, id))
+      .catch((error) =>
+        this.#ctx.warn(
+          `recording the partnerOrderId of order ${orderNumber} failed`,
+          error,
+          "it is written with the order's next read",
+        ),
+      );
   }
 
   /** A closed mirror stays closed: a new process (or a new OrderMirror) opens the store again. */

@@ -4,8 +4,11 @@ import type { Order, OrderItem, Shipment } from "../core/models";
 import type { Clock } from "../internal/clock";
 import type { StoreAccount } from "./errors";
 
-/** What made the mirror read an order: a sweep of the list, an open-order poll, a webhook, `refresh()`. */
-export type ChangeCause = "sweep" | "poll" | "webhook" | "refresh";
+/**
+ * What made the mirror read an order: a sweep of the list, an open-order poll, a webhook,
+ * `refresh()`, or `resync()` (every order re-read).
+ */
+export type ChangeCause = "sweep" | "poll" | "webhook" | "refresh" | "resync";
 
 /** Fields every {@link Change} carries. */
 export interface ChangeBase {
@@ -17,7 +20,7 @@ export interface ChangeBase {
   siteId: number;
   /** When the mirror saw the difference (ISO 8601, the mirror's clock). */
   observedAt: string;
-  /** What made the mirror read the order: `sweep`, `poll`, `webhook` or `refresh`. */
+  /** What made the mirror read the order: `sweep`, `poll`, `webhook`, `refresh` or `resync`. */
   cause: ChangeCause;
 }
 
@@ -126,6 +129,12 @@ export interface MirroredOrder extends Order {
   shipments: Shipment[];
   /** True while the service answers 404 for it (Errors rule 4: not proof it is gone). */
   unresolvable: boolean;
+  /**
+   * The partner's own id of the order, present once the mirror learnt it: from a webhook event
+   * (events carry it for orders submitted through the API) or from a submission made through the
+   * mirror's client. The service's `Order` has no such field.
+   */
+  partnerOrderId?: string;
 }
 
 /** What one {@link OrderMirror.sync} pass (or the work of `run()` so far) did. */
@@ -316,6 +325,8 @@ export interface StoredOrder {
   shipments: Record<string, unknown>[] | null;
   /** The order's `closed` as last read. */
   closed: boolean;
+  /** The partner's id of the order, once learnt (from an event or a submission); never cleared. */
+  partnerOrderId?: string;
   /** True while the service answers 404 for it. */
   unresolvable: boolean;
   /** Epoch ms when items and shipments are next due; null when only a webhook or refresh re-reads. */
@@ -325,6 +336,28 @@ export interface StoredOrder {
    * written value: a read that began before the sweep marked the order must not unmark it.
    */
   seenInSweep: number;
+}
+
+/** What `orders()` asks a store for: its filters, checked, and the keyset position. */
+export interface StoreOrderQuery {
+  /** Orders of this site. */
+  siteId?: number;
+  /** Orders whose status is exactly this. */
+  status?: string;
+  /** Closed orders (true) or open ones (false). */
+  closed?: boolean;
+  /** Orders flagged unresolvable (true) or not (false). */
+  unresolvable?: boolean;
+  /** Orders whose `updatedOn` is at or after this time, as UTC ISO 8601 text with milliseconds. */
+  updatedSince?: string;
+  /** Orders with a line carrying this `externalId`. */
+  externalId?: string;
+  /** Orders whose partnerOrderId the mirror learnt as this. */
+  partnerOrderId?: string;
+  /** Orders numbered above this one. */
+  after: number;
+  /** At most this many. */
+  limit: number;
 }
 
 /** A change before the store gives it its id. */
@@ -380,6 +413,11 @@ export interface MirrorStore {
   ): Promise<Change[]>;
   /** The stored row of an order; undefined when never stored. */
   get(orderNumber: number): Promise<StoredOrder | undefined>;
+  /**
+   * Stored orders matching `query`, by order number, the first `query.limit` of those numbered
+   * above `query.after` (keyset paging: one index range per page, never an OFFSET).
+   */
+  orders(query: StoreOrderQuery): Promise<StoredOrder[]>;
   /**
    * Claims up to `limit` orders whose `nextPollAt` is at or before `epochMs`, soonest first, by
    * moving their `nextPollAt` to `holdUntil` in the same statement: of several processes, exactly

@@ -116,6 +116,32 @@ describe("sync --once", () => {
   }, 30_000);
 });
 
+describe("sync --full --once", () => {
+  it("re-reads every order, closed ones too: a shipment added without a webhook comes out with cause resync", async () => {
+    const db = join(dir, "full.db");
+    const n = sandbox.admin.placeOrder({ lines: 1 });
+    sandbox.admin.setOrderStatus(n, "Delivered", { closed: true });
+    expect((await cli(["sync", "--once", "--db", db])).code).toBe(0);
+    sandbox.admin.addShipment(n); // no event; the list row does not move
+    const plain = await cli(["sync", "--once", "--db", db, "--json"]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(jsonLines(plain.stdout).filter((c) => c.orderNumber === n)).toEqual([]);
+    const full = await cli(["sync", "--full", "--once", "--db", db, "--json"]);
+    expect(full.code, full.stderr).toBe(0);
+    const lines = jsonLines(full.stdout);
+    const summary = lines.pop();
+    expect(summary).toMatchObject({ type: "sync.summary", passes: 1 });
+    expect(summary.ordersSeen).toBeGreaterThan(100);
+    expect(lines).toHaveLength(summary.changesWritten);
+    expect(lines.filter((c) => c.orderNumber === n)).toEqual([
+      expect.objectContaining({ type: "shipment.added", cause: "resync" }),
+    ]);
+    const text = await cli(["sync", "--full", "--once", "--db", db]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^changesWritten: 0$/m);
+  }, 120_000);
+});
+
 describe("sync (until stopped)", () => {
   it("says what it mirrors where, and stops on SIGTERM with exit 0", async () => {
     const db = join(dir, "run.db");

@@ -4,10 +4,12 @@ import { MirrorError, type StoreAccount } from "../errors";
 /**
  * The layout of the mirror's tables this version of partner-orders writes. Tables made before
  * stores carried a version are version 1; version 2 adds the writer claim (SQLite), when a lease's
- * holder took it, whether it holds it by a session lock (PostgreSQL), and the account. A store opens
- * an older layout by migrating it forward and refuses a newer one.
+ * holder took it, whether it holds it by a session lock (PostgreSQL), and the account; version 3
+ * adds the orders' typed columns (status, updated_on, total, partner_order_id), the table of
+ * their lines' external ids, and `jsonb` payloads on PostgreSQL. A store opens an older layout by
+ * migrating it forward and refuses a newer one.
  */
-export const MIRROR_SCHEMA_VERSION = 2;
+export const MIRROR_SCHEMA_VERSION = 3;
 
 /**
  * Columns the store reads and writes, by table, as both stores lay them out at the current version.
@@ -25,7 +27,13 @@ export const EXPECTED_COLUMNS: Readonly<Record<string, readonly string[]>> = {
     "unresolvable",
     "next_poll_at",
     "seen_in_sweep",
+    // Version 3: the typed columns partners filter on.
+    "status",
+    "updated_on",
+    "total",
+    "partner_order_id",
   ],
+  po_external_ids: ["external_id", "order_number"],
   po_changes: ["id", "type", "order_number", "site_id", "observed_at", "cause", "payload"],
   po_checkpoints: ["name", "value"],
   po_consumers: ["name", "position"],

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import {
   MIRROR_SCHEMA_VERSION,
   type MirrorStore,
@@ -8,6 +9,7 @@ import {
   StoreAccountError,
   sqliteStore,
 } from "partner-orders/sync";
+import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { newHolder, retireHolder } from "../../../src/sync/holder";
 import {
@@ -16,7 +18,7 @@ import {
   startPostgres,
   type TestDatabase,
 } from "../../support/postgres.js";
-import { deadHolder, record, row } from "./support.js";
+import { deadHolder, record, row, V2_ORDERS } from "./support.js";
 
 /**
  * What every store promises the mirror, run against both: a real SQLite file and a real
@@ -29,13 +31,30 @@ const account = { partnerId: "p_1001", baseUrl: "https://orders.example.com" };
 interface Kind {
   name: string;
   make(): Promise<MirrorStore>;
+  /** Runs a query straight on the database of the store made last, as a partner's SQL would. */
+  raw(sql: string): Promise<Record<string, unknown>[]>;
 }
 
 let server: PostgresServer | undefined;
 const databases: TestDatabase[] = [];
 const dir = mkdtempSync(join(tmpdir(), "po-contract-"));
+let lastFile = "";
 const kinds: Kind[] = [
-  { name: "sqlite", make: async () => sqliteStore(join(dir, `${crypto.randomUUID()}.db`)) },
+  {
+    name: "sqlite",
+    make: async () => {
+      lastFile = join(dir, `${crypto.randomUUID()}.db`);
+      return sqliteStore(lastFile);
+    },
+    async raw(sql) {
+      const db = new Database(lastFile, { readonly: true });
+      try {
+        return db.prepare(sql).all() as Record<string, unknown>[];
+      } finally {
+        db.close();
+      }
+    },
+  },
 ];
 if (withPostgres)
   kinds.push({
@@ -44,6 +63,15 @@ if (withPostgres)
       const database = await (server as PostgresServer).createDatabase();
       databases.push(database);
       return postgresStore(database.url);
+    },
+    async raw(sql) {
+      const client = new pg.Client({ connectionString: databases.at(-1)?.url });
+      await client.connect();
+      try {
+        return (await client.query(sql)).rows;
+      } finally {
+        await client.end();
+      }
     },
   });
 
@@ -177,5 +205,82 @@ describe.each(kinds)("the $name store", (kind) => {
     expect((await record(s, 9)).map((c) => c.type)).toEqual(["order.added"]);
     expect(await record(s, 9)).toEqual([]);
     expect((await s.changesAfter(0, 10)).length).toBe(1);
+  });
+
+  it("keeps the order total exact: the service's decimal text on SQLite, NUMERIC on PostgreSQL", async () => {
+    const s = await store();
+    const put = (n: number, total: string | null) =>
+      s.commit(n, () => ({
+        next: row(n, {
+          order: {
+            orderNumber: n,
+            siteId: 12,
+            status: "Open",
+            closed: false,
+            totals: { order: total },
+          },
+        }),
+        changes: [],
+      }));
+    await put(1, "0.1000000000");
+    await put(2, "0.2000000000");
+    await put(3, "12345678901234.1234567891");
+    await put(4, null);
+    const rows = await kind.raw("SELECT total FROM po_orders ORDER BY order_number");
+    // Both drivers give the value back as text, exactly as the service wrote it.
+    expect(rows).toEqual([
+      { total: "0.1000000000" },
+      { total: "0.2000000000" },
+      { total: "12345678901234.1234567891" },
+      { total: null },
+    ]);
+  });
+
+  it("filters stored orders on the typed columns and pages them by order number", async () => {
+    const s = await store();
+    const put = (
+      n: number,
+      order: Record<string, unknown>,
+      extra: Parameters<typeof row>[1] = {},
+    ) =>
+      s.commit(n, () => ({
+        next: row(n, {
+          siteId: order.siteId as number,
+          order: { orderNumber: n, ...order },
+          ...extra,
+        }),
+        changes: [],
+      }));
+    const [a, b] = V2_ORDERS;
+    await put(a.orderNumber, a.order, { items: [...a.items], partnerOrderId: "po-a" });
+    await put(b.orderNumber, b.order, { items: [...b.items], closed: true });
+    await put(
+      100003,
+      { siteId: 12, status: "In Production", closed: false },
+      { unresolvable: true },
+    );
+    const numbers = async (query: Record<string, unknown>) =>
+      (await s.orders({ after: 0, limit: 10, ...query })).map((o) => o.orderNumber);
+    expect(await numbers({})).toEqual([100001, 100002, 100003]);
+    expect(await numbers({ siteId: 12 })).toEqual([100001, 100003]);
+    expect(await numbers({ status: "In Production" })).toEqual([100001, 100003]);
+    expect(await numbers({ closed: true })).toEqual([100002]);
+    expect(await numbers({ unresolvable: true })).toEqual([100003]);
+    expect(await numbers({ updatedSince: "2026-01-02T08:00:00.000Z" })).toEqual([100001]);
+    expect(await numbers({ updatedSince: "2026-01-02T08:00:00.001Z" })).toEqual([]);
+    expect(await numbers({ externalId: "ext-a" })).toEqual([100001]);
+    expect(await numbers({ partnerOrderId: "po-a" })).toEqual([100001]);
+    expect(await numbers({ after: 100001, limit: 1 })).toEqual([100002]);
+    expect(await numbers({ siteId: 12, closed: false, unresolvable: false })).toEqual([100001]);
+    const [got] = await s.orders({ after: 0, limit: 1 });
+    expect(got).toMatchObject({ orderNumber: 100001, partnerOrderId: "po-a", order: a.order });
+    // A partnerOrderId learnt stays when a later write does not carry it; external ids follow the items.
+    await put(a.orderNumber, a.order, { items: [{ itemNumber: 1, externalId: "ext-z" }] });
+    expect(await numbers({ partnerOrderId: "po-a" })).toEqual([100001]);
+    expect(await numbers({ externalId: "ext-a" })).toEqual([]);
+    expect(await numbers({ externalId: "ext-z" })).toEqual([100001]);
+    expect(await kind.raw("SELECT external_id FROM po_external_ids ORDER BY 1")).toEqual([
+      { external_id: "ext-z" },
+    ]);
   });
 });

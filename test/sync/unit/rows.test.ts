@@ -31,6 +31,11 @@ describe("order rows", () => {
       true,
       55,
       9,
+      // The typed columns: status, updated_on, total (the order total, null here), partner_order_id.
+      "In Production",
+      null,
+      null,
+      null,
     ]);
   });
 
