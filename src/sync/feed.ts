@@ -1,11 +1,13 @@
 import type { MirrorContext } from "./context";
-import { MirrorError } from "./errors";
-import type { Change } from "./types";
+import { ChangesExpiredError, MirrorError } from "./errors";
+import type { Change, ChangesFrom } from "./types";
 
 /** How often a `changes()` loop looks for changes written by other processes. */
 const LOOK_MS = 1_000;
 /** The longest wait between tries while the store cannot be read. */
 const MAX_BACKOFF_MS = 30_000;
+/** Changes read from the store at once. */
+const BATCH = 100;
 
 /**
  * The change feed: changes in id order, from a named consumer's stored position or from now, woken
@@ -32,19 +34,21 @@ export class Feed {
     this.notify();
   }
 
+  /**
+   * Changes after the consumer's stored position; a consumer seen the first time, or a loop without
+   * a name, starts at `from` (by default the oldest kept change for a named consumer, now for a
+   * loop without one). A gap retention made behind the position throws `ChangesExpiredError`.
+   */
   async *changes(
     consumer: string | undefined,
     signal: AbortSignal | undefined,
+    from: ChangesFrom = consumer === undefined ? "now" : "beginning",
   ): AsyncGenerator<Change, void, undefined> {
     const { store } = this.#ctx;
-    let position = await this.#retrying(signal, () =>
-      consumer !== undefined
-        ? store.getPosition(consumer).then((p) => p ?? 0)
-        : store.lastChangeId(),
-    );
+    let position = await this.#retrying(signal, () => this.#start(consumer, from));
     while (position !== undefined && !signal?.aborted && !this.#closed) {
-      const from = position;
-      const batch = await this.#retrying(signal, () => store.changesAfter(from, 100));
+      const after = position;
+      const batch = await this.#retrying(signal, () => this.#read(consumer, after));
       if (batch === undefined) return;
       if (batch.length === 0) {
         await this.#newChanges(signal);
@@ -66,6 +70,33 @@ export class Feed {
         if (signal?.aborted || this.#closed) return;
       }
     }
+  }
+
+  /** A named consumer's stored position; otherwise, and stored for a new consumer, `from`. */
+  async #start(consumer: string | undefined, from: ChangesFrom): Promise<number> {
+    const { store } = this.#ctx;
+    if (consumer !== undefined) {
+      const stored = await store.getPosition(consumer);
+      if (stored !== null) return stored;
+    }
+    // The beginning is just before the oldest kept change: after what retention deleted.
+    const start = from === "now" ? await store.lastChangeId() : await store.prunedThrough();
+    return consumer === undefined ? start : store.initPosition(consumer, start);
+  }
+
+  /**
+   * The next changes after `after`. Retention deletes the oldest ids only, so when the next id is
+   * there nothing was lost; otherwise ids may simply have been skipped (a PostgreSQL sequence
+   * does), and only the highest id ever deleted tells whether changes after `after` are gone.
+   */
+  async #read(consumer: string | undefined, after: number): Promise<Change[]> {
+    const { store } = this.#ctx;
+    const batch = await store.changesAfter(after, BATCH);
+    if (batch[0]?.id === after + 1) return batch;
+    const pruned = await store.prunedThrough();
+    if (pruned <= after) return batch;
+    const oldest = (await store.changesAfter(pruned, 1))[0]?.id ?? null;
+    throw new ChangesExpiredError(consumer, after, pruned, oldest);
   }
 
   /**

@@ -10,6 +10,7 @@ import {
   passwordOf,
   redactConnectionString,
 } from "./pg-connection";
+import { changeStreamV3, insertChange, pgStream } from "./pg-stream";
 import {
   type ChangeRow,
   changeToRow,
@@ -17,6 +18,7 @@ import {
   orderToRow,
   rowToChange,
   rowToOrder,
+  snapshotCandidate,
 } from "./rows";
 import {
   checkColumns,
@@ -197,14 +199,12 @@ export function postgresStore(
           // transaction at a time.
           await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [String(keys.outbox)]);
           for (const change of decided.changes) {
-            const inserted = await client.query(
-              `INSERT INTO ${t.changes} (type, order_number, site_id, observed_at, cause, payload) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-              changeToRow(change),
-            );
-            written.push({
-              ...change,
-              id: Number((inserted.rows[0] as { id: string }).id),
-            } as Change);
+            const inserted = await client.query(insertChange(t), [
+              ...changeToRow(change),
+              snapshotCandidate(change),
+            ]);
+            const row = inserted.rows[0] as { id: string; snapshot: boolean };
+            written.push({ ...change, id: Number(row.id), snapshot: row.snapshot } as Change);
           }
         }
         return written;
@@ -311,6 +311,7 @@ export function postgresStore(
         position: Number(r.position),
       }));
     },
+    ...pgStream(connections, t),
     async firstObservedAfter(afterId) {
       const { rows } = await q(
         `SELECT observed_at FROM ${t.changes} WHERE id > $1 ORDER BY id LIMIT 1`,
@@ -554,6 +555,12 @@ async function prepareSchema(
     throw new SchemaVersionError(found, MIRROR_SCHEMA_VERSION, where);
   if (found === 0) await client.query(createTables(t));
   else if (found === 1) await client.query(migrateFromOne(t));
+  // Each later step, for a new database as for an older one, then the version it reached.
+  if (found < 3) await client.query(changeStreamV3(t));
+  if (found < MIRROR_SCHEMA_VERSION)
+    await client.query(
+      `UPDATE ${t.meta} SET value = '${MIRROR_SCHEMA_VERSION}' WHERE name = 'schema_version'`,
+    );
   await checkColumns(
     where,
     { ...EXPECTED_COLUMNS, po_leases: [...(EXPECTED_COLUMNS.po_leases ?? []), "locked"] },

@@ -16,6 +16,7 @@ import {
   orderToRow,
   rowToChange,
   rowToOrder,
+  snapshotCandidate,
 } from "./rows";
 import {
   checkColumns,
@@ -25,6 +26,7 @@ import {
   sameAccount,
   validAccount,
 } from "./schema";
+import { backfilling, changeStreamV3, sqliteStream } from "./sqlite-stream";
 
 /** The part of better-sqlite3 the store uses; typed here so no declaration needs the package. */
 interface Database {
@@ -175,8 +177,11 @@ export function sqliteStore(path: string): MirrorStore {
           if (now > MIRROR_SCHEMA_VERSION)
             throw new SchemaVersionError(now, MIRROR_SCHEMA_VERSION, where);
           if (now === MIRROR_SCHEMA_VERSION) return;
-          // Files from before versions were recorded say 0; their tables are version 1.
-          database.exec(hasTable(database, "po_orders") ? migrateFromOne(Date.now()) : SCHEMA);
+          // Files from before versions were recorded say 0; their tables are version 1. A new file
+          // gets the version 2 tables, then each later step as an older file does.
+          if (now === 0)
+            database.exec(hasTable(database, "po_orders") ? migrateFromOne(Date.now()) : SCHEMA);
+          if (now < 3) database.exec(changeStreamV3());
           database.pragma(`user_version = ${MIRROR_SCHEMA_VERSION}`);
         })
         .immediate();
@@ -260,11 +265,13 @@ export function sqliteStore(path: string): MirrorStore {
         if (!decided) return [] as Change[];
         sql(UPSERT).run(...bind(orderToRow(decided.next)));
         const insert = sql(
-          "INSERT INTO po_changes (type, order_number, site_id, observed_at, cause, payload) VALUES (?, ?, ?, ?, ?, ?)",
+          "INSERT INTO po_changes (type, order_number, site_id, observed_at, cause, payload, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?)",
         );
+        const first = decided.changes.length > 0 && backfilling(sql);
         return decided.changes.map((change) => {
-          const id = Number(insert.run(...changeToRow(change)).lastInsertRowid);
-          return { ...change, id } as Change;
+          const snapshot = first && snapshotCandidate(change);
+          const id = Number(insert.run(...changeToRow(change), Number(snapshot)).lastInsertRowid);
+          return { ...change, id, snapshot } as Change;
         });
       });
     },
@@ -372,6 +379,7 @@ export function sqliteStore(path: string): MirrorStore {
         position: number;
       }[];
     },
+    ...sqliteStream(sql, write),
     async firstObservedAfter(afterId) {
       const row = sql("SELECT observed_at FROM po_changes WHERE id > ? ORDER BY id LIMIT 1").get(
         afterId,

@@ -38,6 +38,8 @@ function changeStore() {
   const log: Change[] = [];
   const calls: string[] = [];
   const positions = new Map<string, number>();
+  /** The highest id retention deleted (the test removes those changes from `log` itself). */
+  const pruned = { through: 0 };
   const failures: Record<string, unknown[]> = {};
   const fail = async (name: string) => {
     const error = failures[name]?.shift();
@@ -54,6 +56,17 @@ function changeStore() {
       await fail("setPosition");
       positions.set(consumer, id);
     },
+    async initPosition(consumer: string, id: number) {
+      calls.push(`initPosition ${consumer} ${id}`);
+      await fail("initPosition");
+      if (!positions.has(consumer)) positions.set(consumer, id);
+      return positions.get(consumer);
+    },
+    async prunedThrough() {
+      calls.push("prunedThrough");
+      await fail("prunedThrough");
+      return pruned.through;
+    },
     async lastChangeId() {
       calls.push("lastChangeId");
       await fail("lastChangeId");
@@ -65,7 +78,7 @@ function changeStore() {
       return log.filter((c) => c.id > after).slice(0, limit);
     },
   } as unknown as MirrorStore;
-  return { store, log, calls, positions, failures };
+  return { store, log, calls, positions, failures, pruned };
 }
 
 function make() {
@@ -91,13 +104,19 @@ describe("Feed", () => {
     expect(t.calls).toEqual(["getPosition billing", "changesAfter 1 100", "setPosition billing 2"]);
   });
 
-  it("starts a new consumer at the first change", async () => {
+  it("starts a new consumer at the first change, storing that start", async () => {
     const t = make();
     t.log.push(change(1), change(2));
     const it = t.feed.changes("new", undefined);
     expect((await it.next()).value).toEqual(change(1));
     await it.return();
-    expect(t.calls).toEqual(["getPosition new", "changesAfter 0 100"]);
+    expect(t.calls).toEqual([
+      "getPosition new",
+      "prunedThrough",
+      "initPosition new 0",
+      "changesAfter 0 100",
+    ]);
+    expect(t.positions.get("new")).toBe(0);
   });
 
   it("hands an unnamed loop only the changes written from now on", async () => {
@@ -109,9 +128,10 @@ describe("Feed", () => {
     t.log.push(change(3));
     t.feed.notify();
     expect((await next).value).toEqual(change(3));
-    expect(t.calls.slice(0, 3)).toEqual([
+    expect(t.calls.slice(0, 4)).toEqual([
       "lastChangeId",
       "changesAfter 2 100",
+      "prunedThrough",
       "changesAfter 2 100",
     ]);
     expect(t.calls).not.toContain("setPosition");
@@ -188,8 +208,14 @@ describe("Feed", () => {
       controller.abort();
     }
     expect(seen).toEqual([1]);
-    expect(t.positions.get("c")).toBeUndefined();
-    expect(t.calls).toEqual(["getPosition c", "changesAfter 0 100"]);
+    // Only the start it was given as a new consumer.
+    expect(t.positions.get("c")).toBe(0);
+    expect(t.calls).toEqual([
+      "getPosition c",
+      "prunedThrough",
+      "initPosition c 0",
+      "changesAfter 0 100",
+    ]);
   });
 
   it("stops within a batch once the mirror closes", async () => {
@@ -201,7 +227,7 @@ describe("Feed", () => {
       t2.feed.close();
     }
     expect(seen2).toEqual([1]);
-    expect(t2.positions.get("c")).toBeUndefined();
+    expect(t2.positions.get("c")).toBe(0);
   });
 
   it("hands out nothing to a caller already aborted", async () => {
@@ -285,7 +311,7 @@ describe("Feed", () => {
     await tick();
     controller.abort();
     expect(await next).toEqual({ done: true, value: undefined });
-    expect(t.positions.get("c")).toBeUndefined();
+    expect(t.positions.get("c")).toBe(0);
   });
 
   it("ends when the start position cannot be read before an abort", async () => {
