@@ -60,6 +60,44 @@ CREATE TABLE IF NOT EXISTS po_consumers (name TEXT PRIMARY KEY, position BIGINT 
 CREATE TABLE IF NOT EXISTS po_leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at BIGINT NOT NULL);
 `;
 
+/** The tables version 2 added to version 1, copied from the released code (before the change stream). */
+const V2_SQLITE_ADDITIONS = `
+ALTER TABLE po_leases ADD COLUMN since INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE IF NOT EXISTS po_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS po_writer (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  holder TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  since INTEGER NOT NULL
+);
+PRAGMA user_version = 2;
+`;
+/** A version 2 SQLite file's tables, as a store of that version made them. */
+export const V2_SQLITE_SCHEMA = V1_SQLITE_SCHEMA + V2_SQLITE_ADDITIONS;
+/** A version 2 PostgreSQL database's tables, as a store of that version made them. */
+export const V2_POSTGRES_SCHEMA = `${V1_POSTGRES_SCHEMA}
+ALTER TABLE po_leases ADD COLUMN since BIGINT NOT NULL DEFAULT (floor(extract(epoch FROM clock_timestamp()) * 1000))::bigint;
+ALTER TABLE po_leases ADD COLUMN locked BOOLEAN NOT NULL DEFAULT false;
+CREATE TABLE po_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO po_meta (name, value) VALUES ('schema_version', '2');
+`;
+
+/**
+ * Rows of a version 2 store, as SQL for either store: order 100001 with a change written by a sweep
+ * and one by a webhook, a consumer, and (`swept`) the checkpoint of a sweep that reached the end.
+ */
+export function v2Rows(swept: boolean): string {
+  return `
+INSERT INTO po_orders VALUES (100001, 12, '{"orderNumber":100001,"siteId":12,"status":"Open","closed":false}', '[]', '[]', false, false, 1767225600000, 3);
+INSERT INTO po_changes (type, order_number, site_id, observed_at, cause, payload) VALUES
+  ('order.added', 100001, 12, '2026-01-01T00:00:00.000Z', 'sweep', '{}'),
+  ('order.changed', 100001, 12, '2026-01-01T00:01:00.000Z', 'webhook', '{"fields":[],"previous":{}}');
+INSERT INTO po_consumers VALUES ('billing', 1);
+${swept ? "INSERT INTO po_checkpoints VALUES ('sweep:last', '3');" : "INSERT INTO po_checkpoints VALUES ('sweep:current', '1');"}
+`;
+}
+
 /** A stored order row with plain values, open and due at `nextPollAt`. */
 export function row(orderNumber: number, extra: Partial<StoredOrder> = {}): StoredOrder {
   return {
