@@ -87,7 +87,9 @@ describe("run() and retention", () => {
     const abort = new AbortController();
     const running = s.mirror.run({ signal: abort.signal });
     await until(() => warnings.length > 0);
-    expect(warnings[0]).toMatch(/^\[partner-orders\] deleting old changes failed \(Error\); it is tried again/);
+    expect(warnings[0]).toMatch(
+      /^\[partner-orders\] deleting old changes failed \(Error\); it is tried again/,
+    );
     abort.abort();
     await running;
   });
