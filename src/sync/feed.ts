@@ -17,6 +17,8 @@ const BATCH = 100;
 export class Feed {
   readonly #ctx: MirrorContext;
   readonly #listeners = new Set<() => void>();
+  /** Counts this process's writes, so a write that lands while a loop reads is not slept through. */
+  #writes = 0;
   #closed = false;
 
   constructor(ctx: MirrorContext) {
@@ -25,6 +27,7 @@ export class Feed {
 
   /** Wakes every waiting loop of this process. */
   notify(): void {
+    this.#writes++;
     for (const wake of this.#listeners) wake();
   }
 
@@ -48,10 +51,12 @@ export class Feed {
     let position = await this.#retrying(signal, () => this.#start(consumer, from));
     while (position !== undefined && !signal?.aborted && !this.#closed) {
       const after = position;
+      const writes = this.#writes;
       const batch = await this.#retrying(signal, () => this.#read(consumer, after));
       if (batch === undefined) return;
       if (batch.length === 0) {
-        await this.#newChanges(signal);
+        // A write notified while the batch was read is not waited for: it is read at once.
+        if (writes === this.#writes) await this.#newChanges(signal);
         continue;
       }
       for (const change of batch) {
@@ -127,6 +132,8 @@ export class Feed {
 
   /** Resolves when this process writes a change, after a while (another process may have), or on abort. */
   #newChanges(signal?: AbortSignal): Promise<void> {
+    // Aborted or closed while the batch was read: an abort listener added now would never fire.
+    if (signal?.aborted || this.#closed) return Promise.resolve();
     return new Promise<void>((resolve) => {
       // Its own signal, so the timer is cancelled whichever way the wait ends.
       const timer = new AbortController();

@@ -187,6 +187,45 @@ describe("Feed", () => {
     expect(timer?.aborted).toBe(true);
   });
 
+  it("a write this process notifies while an empty batch is read is read at once, not slept through", async () => {
+    const t = make();
+    const read = t.store.changesAfter.bind(t.store);
+    let first = true;
+    t.store.changesAfter = async (after, limit) => {
+      const batch = await read(after, limit);
+      if (first) {
+        // The commit lands and notifies just after this read saw nothing.
+        first = false;
+        t.log.push(change(1));
+        t.feed.notify();
+      }
+      return batch;
+    };
+    const it = t.feed.changes(undefined, undefined, "beginning");
+    expect((await it.next()).value).toEqual(change(1));
+    expect(t.clock.sleeps).toEqual([]);
+    await it.return();
+  });
+
+  it("ends at once when the caller aborts or the mirror closes while an empty batch is read", async () => {
+    for (const end of ["abort", "close"]) {
+      const t = make();
+      const controller = new AbortController();
+      const read = t.store.changesAfter.bind(t.store);
+      t.store.changesAfter = async (after, limit) => {
+        if (end === "abort") controller.abort();
+        else t.feed.close();
+        return read(after, limit);
+      };
+      expect(await t.feed.changes("c", controller.signal).next()).toEqual({
+        done: true,
+        value: undefined,
+      });
+      // No wait was begun: a listener added to a signal already aborted would never fire.
+      expect(t.clock.sleeps).toEqual([]);
+    }
+  });
+
   it("ends a waiting loop when the mirror closes, and a new loop at once", async () => {
     const t = make();
     const it = t.feed.changes("c", undefined);
