@@ -17,6 +17,11 @@ export const USAGE = `usage: partner-orders <command> [options]
                                           --json prints each change, then a summary
   status [--db orders.db | --postgres URL]
                                           the mirror's health, read from its store only
+  consumers [--db orders.db | --postgres URL]
+                                          each consumer of the changes: position and lag
+  consumers reset NAME --to now|beginning [--db orders.db | --postgres URL]
+                                          move a consumer past the newest change, or to the
+                                          oldest kept one
   sandbox [--port N] [--seed N] [--host H]
                                           an in-memory service on loopback
 
@@ -42,6 +47,7 @@ const OPTIONS = {
   port: { type: "string" },
   seed: { type: "string" },
   host: { type: "string" },
+  to: { type: "string" },
 } as const;
 
 export type Parsed = ReturnType<typeof parse>;

@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { PartnerOrders } from "../client";
 import { MirrorError } from "../sync/errors";
+import type { OrderMirror } from "../sync/mirror";
 import type { ResyncOptions } from "../sync/resync";
 import type {
   Change,
@@ -209,7 +210,7 @@ function printChanges(mirror: Mirror, running: AbortController, out: Output) {
 /** Where the mirror is kept, checked before anything is opened, and how to name it to a person. */
 function storeTarget(
   values: Values,
-  command: "sync" | "status",
+  command: "sync" | "status" | "consumers",
 ): { describe: string; open: () => Promise<MirrorStore> } {
   if (values.db !== undefined && values.postgres !== undefined) {
     throw new UsageError("give --db or --postgres, not both");
@@ -231,7 +232,7 @@ function storeTarget(
     );
   }
   // SQLite creates a missing file: status would report on an empty mirror it just made.
-  if (command === "status" && !existsSync(path)) {
+  if (command !== "sync" && !existsSync(path)) {
     throw new MirrorError("store_not_found", `${path} does not exist: no mirror is kept there`, {
       hint: "give --db the file `partner-orders sync` writes (orders.db unless --db said otherwise)",
     });
@@ -263,7 +264,23 @@ export async function status(
   values: Values,
   out: Output,
 ): Promise<number> {
-  const target = storeTarget(values, "status");
+  const report = await withStore(client, values, "status", (mirror) => mirror.status());
+  if (out.json) out.one(report);
+  else out.text(formatStatus(report, Date.now()));
+  return 0;
+}
+
+/**
+ * `work` on a mirror of the store the flags name, for commands that only read or move consumers:
+ * no credential needed (a client that never sends anything when the flags make none). Closes it.
+ */
+export async function withStore<T>(
+  client: () => PartnerOrders,
+  values: Values,
+  command: "status" | "consumers",
+  work: (mirror: OrderMirror) => Promise<T>,
+): Promise<T> {
+  const target = storeTarget(values, command);
   const { OrderMirror } = await import("../sync/index");
   let reader: PartnerOrders;
   try {
@@ -271,19 +288,17 @@ export async function status(
   } catch {
     reader = new PartnerOrders({
       baseUrl: "http://127.0.0.1/",
-      accessToken: () => Promise.reject(new Error("status sends no request")),
+      accessToken: () => Promise.reject(new Error(`${command} sends no request`)),
     });
   }
   const mirror = new OrderMirror({ client: reader, store: await target.open() });
-  let report: MirrorStatus;
+  let result: T;
   try {
-    report = await mirror.status();
+    result = await work(mirror);
   } catch (error) {
     await mirror.close().catch(() => undefined);
     throw error;
   }
   await mirror.close();
-  if (out.json) out.one(report);
-  else out.text(formatStatus(report, Date.now()));
-  return 0;
+  return result;
 }

@@ -35,6 +35,8 @@ export interface MirrorContext {
   readonly openIntervalMs: number;
   readonly leaseMs: number;
   readonly concurrency: number;
+  /** How long changes are kept before `run()` deletes them. */
+  readonly retentionMs: number;
   /** The counters of the pass under way (or of `run()` since its last pass). */
   report: Counters;
   /** Tells `changes()` loops of this process that changes were written. */

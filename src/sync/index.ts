@@ -4,6 +4,7 @@
  */
 
 export {
+  ChangesExpiredError,
   MirrorError,
   SchemaVersionError,
   type StoreAccount,
@@ -28,6 +29,7 @@ export type {
   Change,
   ChangeBase,
   ChangeCause,
+  ChangesFrom,
   ChangeType,
   Commit,
   ConsumerStatus,

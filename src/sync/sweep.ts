@@ -5,6 +5,7 @@ import { MirrorError, SweepHeldError } from "./errors";
 import { Failures } from "./failures";
 import { fieldOf } from "./invalid";
 import type { Reader } from "./reader";
+import { STREAM } from "./stores/schema";
 import { storable } from "./values";
 
 type Row = Record<string, unknown>;
@@ -199,6 +200,9 @@ export class Sweeper {
       failures.throwIfFatal();
       if (this.#lost) throw leaseTaken();
     }
+    // The first sweep to reach the end completes the snapshot: later changes are live ones.
+    if ((await store.getCheckpoint(STREAM.snapshotComplete)) === null)
+      await store.setCheckpoint(STREAM.snapshotComplete, String(await store.lastChangeId()));
     await store.setCheckpoint("sweep:last", String(sweep));
     await store.setCheckpoint("sweep:finished-at", String(clock.now()));
     await store.setCheckpoint("sweep:current", null);

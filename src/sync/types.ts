@@ -22,7 +22,19 @@ export interface ChangeBase {
   observedAt: string;
   /** What made the mirror read the order: `sweep`, `poll`, `webhook`, `refresh` or `resync`. */
   cause: ChangeCause;
+  /**
+   * True for what the store's first complete pass over its account wrote (the backfill: every
+   * order as first found by the first sweep that reached the end of the list); false for
+   * everything after, and for what webhooks, polls and `refresh()` found meanwhile.
+   */
+  snapshot: boolean;
 }
+
+/**
+ * Where a consumer seen for the first time starts: `beginning` at the oldest change kept, `now`
+ * after the newest change. A consumer with a stored position always goes on from it.
+ */
+export type ChangesFrom = "beginning" | "now";
 
 /** A field-level difference: which fields moved, and what they were before. */
 export interface FieldChanges {
@@ -299,6 +311,12 @@ export interface OrderMirrorOptions {
    */
   sweepLeaseMs?: number;
   /**
+   * How long changes are kept: `run()` deletes older ones now and then (after sweeps). A consumer
+   * whose position falls behind the oldest kept change gets `ChangesExpiredError`.
+   * @default 2592000000 (30 days)
+   */
+  retentionMs?: number;
+  /**
    * Where warnings go (a failed read, a store error, a process that cannot keep up), each with the
    * problem's code and what the mirror does next; never a token or a body.
    * @default warnings to stderr
@@ -360,8 +378,11 @@ export interface StoreOrderQuery {
   limit: number;
 }
 
-/** A change before the store gives it its id. */
-export type NewChange = Omit<Change, "id"> extends infer C ? C : never;
+/**
+ * A change before the store gives it its id and decides whether it belongs to the snapshot (a
+ * `sweep` change written before the first complete sweep ended).
+ */
+export type NewChange = Omit<Change, "id" | "snapshot"> extends infer C ? C : never;
 
 /**
  * What `commit` hands the store: the new row (or none when only the flags move) and the changes.
@@ -478,6 +499,27 @@ export interface MirrorStore {
       position: number;
     }[]
   >;
+  /**
+   * Stores `id` as a named consumer's position unless it has one already (another process may have
+   * started it meanwhile); returns the position it has now.
+   */
+  initPosition(consumer: string, id: number): Promise<number>;
+  /**
+   * Retention, in one transaction: deletes every change whose id is below the first change observed
+   * at or after `before` (all of them when none is), so what is kept is always the newest ids, and
+   * records the highest id deleted. Returns how many were deleted and the highest id ever deleted.
+   */
+  pruneChanges(before: string): Promise<{
+    /** Changes deleted by this call. */
+    pruned: number;
+    /** The highest change id ever deleted (0 when none). */
+    prunedThrough: number;
+  }>;
+  /**
+   * The highest change id retention ever deleted, 0 when none: a consumer at a position below it
+   * has lost changes.
+   */
+  prunedThrough(): Promise<number>;
   /** The `observedAt` of the first change after `afterId`, or null when there is none. */
   firstObservedAfter(afterId: number): Promise<string | null>;
   /** Closes the connection (a pool the store made itself); the store can be opened again. */

@@ -65,6 +65,7 @@ const change = (id: number): Change => ({
   orderNumber: 100_000 + id,
   siteId: 101,
   observedAt: "2024-05-01T10:00:00.000Z",
+  snapshot: false,
   cause: "sweep",
 });
 

@@ -12,6 +12,7 @@ import {
   passwordOf,
   redactConnectionString,
 } from "./pg-connection";
+import { changeStreamV3, insertChange, pgStream } from "./pg-stream";
 import {
   type ChangeRow,
   changeToRow,
@@ -19,6 +20,7 @@ import {
   orderToRow,
   rowToChange,
   rowToOrder,
+  snapshotCandidate,
 } from "./rows";
 import {
   checkColumns,
@@ -205,14 +207,12 @@ export function postgresStore(
           // transaction at a time.
           await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [String(keys.outbox)]);
           for (const change of decided.changes) {
-            const inserted = await client.query(
-              `INSERT INTO ${t.changes} (type, order_number, site_id, observed_at, cause, payload) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-              changeToRow(change),
-            );
-            written.push({
-              ...change,
-              id: Number((inserted.rows[0] as { id: string }).id),
-            } as Change);
+            const inserted = await client.query(insertChange(t), [
+              ...changeToRow(change),
+              snapshotCandidate(change),
+            ]);
+            const row = inserted.rows[0] as { id: string; snapshot: boolean };
+            written.push({ ...change, id: Number(row.id), snapshot: row.snapshot } as Change);
           }
         }
         return written;
@@ -320,6 +320,7 @@ export function postgresStore(
         position: Number(r.position),
       }));
     },
+    ...pgStream(connections, t),
     async firstObservedAfter(afterId) {
       const { rows } = await q(
         `SELECT observed_at FROM ${t.changes} WHERE id > $1 ORDER BY id LIMIT 1`,
@@ -567,9 +568,11 @@ async function prepareSchema(
   // Each step of the way, in the caller's one transaction.
   if (found === 0) await client.query(createTables(t));
   else if (found === 1) await client.query(migrateFromOne(t));
+  // Each later step, for a new database as for an older one, then the version it reached.
   if (found < 3) {
     await client.query(orderColumnsV3Postgres(t));
     await backfillPostgres(client, t);
+    await client.query(changeStreamV3(t));
   }
   if (found < MIRROR_SCHEMA_VERSION)
     await client.query(`UPDATE ${t.meta} SET value = $1 WHERE name = 'schema_version'`, [

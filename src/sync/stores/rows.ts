@@ -31,6 +31,7 @@ export interface ChangeRow {
   observed_at: string;
   cause: string;
   payload: Json<Record<string, unknown>>;
+  snapshot: number | boolean;
 }
 
 /** A JSON column's value: parsed when the driver gave text. */
@@ -76,9 +77,17 @@ export function rowToOrder(row: OrderRow): StoredOrder {
 
 /** The columns of a change, its payload being everything but the common fields. */
 export function changeToRow(change: NewChange): unknown[] {
-  const { type, orderNumber, siteId, observedAt, cause, ...payload } = change as NewChange &
-    Record<string, unknown>;
+  const { type, orderNumber, siteId, observedAt, cause, snapshot, ...payload } =
+    change as NewChange & Record<string, unknown>;
   return [type, orderNumber, siteId, observedAt, cause, JSON.stringify(payload)];
+}
+
+/**
+ * Whether a change belongs to the snapshot while the first complete sweep has not ended: only what
+ * the sweep itself wrote does (webhooks, polls and refreshes meanwhile report live changes).
+ */
+export function snapshotCandidate(change: NewChange): boolean {
+  return change.cause === "sweep";
 }
 
 export function rowToChange(row: ChangeRow): Change {
@@ -94,6 +103,7 @@ export function rowToChange(row: ChangeRow): Change {
     siteId: Number(row.site_id),
     observedAt: row.observed_at,
     cause: row.cause,
+    snapshot: Boolean(row.snapshot),
     ...payload,
   } as Change;
 }

@@ -18,6 +18,7 @@ import {
   orderToRow,
   rowToChange,
   rowToOrder,
+  snapshotCandidate,
 } from "./rows";
 import {
   checkColumns,
@@ -27,6 +28,7 @@ import {
   sameAccount,
   validAccount,
 } from "./schema";
+import { backfilling, changeStreamV3, sqliteStream } from "./sqlite-stream";
 
 /** The part of better-sqlite3 the store uses; typed here so no declaration needs the package. */
 interface Database {
@@ -180,14 +182,16 @@ export function sqliteStore(path: string): MirrorStore {
           if (now > MIRROR_SCHEMA_VERSION)
             throw new SchemaVersionError(now, MIRROR_SCHEMA_VERSION, where);
           if (now === MIRROR_SCHEMA_VERSION) return;
-          // Files from before versions were recorded say 0; their tables are version 1. Each step
-          // of the way runs in this one transaction.
+          // Files from before versions were recorded say 0; their tables are version 1. A new file
+          // gets the version 2 tables, then each later step as an older file does, all in this one
+          // transaction.
           const from = now === 0 && hasTable(database, "po_orders") ? 1 : now;
           if (from === 0) database.exec(SCHEMA);
           if (from === 1) database.exec(migrateFromOne(Date.now()));
           if (from < 3) {
             database.exec(orderColumnsV3Sqlite());
             backfillSqlite(database);
+            database.exec(changeStreamV3());
           }
           database.pragma(`user_version = ${MIRROR_SCHEMA_VERSION}`);
         })
@@ -274,11 +278,13 @@ export function sqliteStore(path: string): MirrorStore {
         sql(UPSERT).run(...bind(orderToRow(decided.next)));
         writeExternalIdsSqlite(sql, current, decided.next);
         const insert = sql(
-          "INSERT INTO po_changes (type, order_number, site_id, observed_at, cause, payload) VALUES (?, ?, ?, ?, ?, ?)",
+          "INSERT INTO po_changes (type, order_number, site_id, observed_at, cause, payload, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?)",
         );
+        const first = decided.changes.length > 0 && backfilling(sql);
         return decided.changes.map((change) => {
-          const id = Number(insert.run(...changeToRow(change)).lastInsertRowid);
-          return { ...change, id } as Change;
+          const snapshot = first && snapshotCandidate(change);
+          const id = Number(insert.run(...changeToRow(change), Number(snapshot)).lastInsertRowid);
+          return { ...change, id, snapshot } as Change;
         });
       });
     },
@@ -389,6 +395,7 @@ export function sqliteStore(path: string): MirrorStore {
         position: number;
       }[];
     },
+    ...sqliteStream(sql, write),
     async firstObservedAfter(afterId) {
       const row = sql("SELECT observed_at FROM po_changes WHERE id > ? ORDER BY id LIMIT 1").get(
         afterId,

@@ -9,13 +9,21 @@ import {
 } from "partner-orders/sync";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { STREAM } from "../../../src/sync/stores/schema";
 import {
   type PostgresServer,
   postgresAvailable,
   startPostgres,
   type TestDatabase,
 } from "../../support/postgres.js";
-import { record, V1_POSTGRES_SCHEMA, V2_ORDERS, V2_POSTGRES_SCHEMA } from "./support.js";
+import {
+  record,
+  row,
+  V1_POSTGRES_SCHEMA,
+  V2_ORDERS,
+  V2_POSTGRES_SCHEMA,
+  v2Rows,
+} from "./support.js";
 
 /** The PostgreSQL store's tables: schema versions, migration, refusals, and one schema per account. */
 const available = postgresAvailable();
@@ -163,6 +171,67 @@ describe.runIf(available)("postgresStore's schema", () => {
         (o) => o.orderNumber,
       ),
     ).toEqual([100001]);
+  });
+
+  it("migrates a version 2 database whose first sweep had ended: its changes are not the snapshot, nor what comes next", async () => {
+    await fresh();
+    await admin.query(V2_POSTGRES_SCHEMA + v2Rows(true));
+    const s = store(database.url);
+    await s.open();
+    expect(await s.info()).toEqual({ schemaVersion: 3, account: null });
+    expect((await s.changesAfter(0, 10)).map((c) => [c.id, c.snapshot])).toEqual([
+      [1, false],
+      [2, false],
+    ]);
+    expect(await s.getCheckpoint(STREAM.snapshotComplete)).toBe("2");
+    expect(await s.consumers()).toEqual([{ name: "billing", position: 1 }]);
+    expect((await record(s, 100002))[0]).toMatchObject({ id: 3, snapshot: false });
+    const version = await admin.query("SELECT value FROM po_meta WHERE name = 'schema_version'");
+    expect(version.rows).toEqual([{ value: "3" }]);
+  });
+
+  it("migrates a version 2 database in the middle of its first sweep: what the sweep wrote so far is the snapshot", async () => {
+    await fresh();
+    await admin.query(V2_POSTGRES_SCHEMA + v2Rows(false));
+    // Two processes open it at once: one migrates, the other finds it migrated.
+    const [s] = [store(database.url), store(database.url)];
+    await Promise.all(stores.map((x) => x.open()));
+    expect((await s?.changesAfter(0, 10))?.map((c) => [c.cause, c.snapshot])).toEqual([
+      ["sweep", true],
+      ["webhook", false],
+    ]);
+    const [next] = await (s as MirrorStore).commit(100003, () => ({
+      next: row(100003),
+      changes: [
+        {
+          type: "order.added",
+          orderNumber: 100003,
+          siteId: 12,
+          observedAt: "2026-01-01T00:02:00.000Z",
+          cause: "sweep",
+        } as never,
+      ],
+    }));
+    expect(next).toMatchObject({ id: 3, snapshot: true });
+  });
+
+  it("a migration that fails part-way leaves the version 2 database as it was; version 4 is refused", async () => {
+    await fresh();
+    await admin.query(`${V2_POSTGRES_SCHEMA + v2Rows(true)} DROP TABLE po_checkpoints;`);
+    await expect(store(database.url).open()).rejects.toMatchObject({ code: "store_open_failed" });
+    const version = await admin.query("SELECT value FROM po_meta WHERE name = 'schema_version'");
+    expect(version.rows).toEqual([{ value: "2" }]);
+    const columns = await admin.query(
+      "SELECT column_name FROM information_schema.columns WHERE table_name = 'po_changes' AND column_name = 'snapshot'",
+    );
+    expect(columns.rows).toEqual([]);
+
+    await admin.query("UPDATE po_meta SET value = '4' WHERE name = 'schema_version'");
+    await expect(store(database.url).open()).rejects.toMatchObject({
+      code: "schema_too_new",
+      found: 4,
+      supported: 3,
+    });
   });
 
   it("refuses a database of a newer version, naming both versions and the database without its password", async () => {

@@ -119,6 +119,20 @@ export const V2_ORDERS = [
     items: [{ itemNumber: 1, externalId: null }],
   },
 ] as const;
+/**
+ * Rows of a version 2 store, as SQL for either store: order 100001 with a change written by a sweep
+ * and one by a webhook, a consumer, and (`swept`) the checkpoint of a sweep that reached the end.
+ */
+export function v2Rows(swept: boolean): string {
+  return `
+INSERT INTO po_orders VALUES (100001, 12, '{"orderNumber":100001,"siteId":12,"status":"Open","closed":false}', '[]', '[]', false, false, 1767225600000, 3);
+INSERT INTO po_changes (type, order_number, site_id, observed_at, cause, payload) VALUES
+  ('order.added', 100001, 12, '2026-01-01T00:00:00.000Z', 'sweep', '{}'),
+  ('order.changed', 100001, 12, '2026-01-01T00:01:00.000Z', 'webhook', '{"fields":[],"previous":{}}');
+INSERT INTO po_consumers VALUES ('billing', 1);
+${swept ? "INSERT INTO po_checkpoints VALUES ('sweep:last', '3');" : "INSERT INTO po_checkpoints VALUES ('sweep:current', '1');"}
+`;
+}
 
 /** A stored order row with plain values, open and due at `nextPollAt`. */
 export function row(orderNumber: number, extra: Partial<StoredOrder> = {}): StoredOrder {

@@ -194,6 +194,8 @@ describe("sqliteStore", () => {
         siteId: 12,
         observedAt: "t2",
         cause: "sweep",
+        // Written by a sweep before any sweep completed: the snapshot.
+        snapshot: true,
         from: "Open",
         to: "Shipped",
       },
