@@ -32,7 +32,20 @@ export class LoopClock extends FakeClock {
     this.#abort.abort();
   }
 
+  /**
+   * When true, a sleep waits until its signal aborts instead of moving time: a `changes()` loop
+   * waiting for news (it looks again every second) would otherwise spin without end.
+   */
+  park = false;
+
   override async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.park) {
+      return new Promise((_, reject) => {
+        const stop = () => reject(signal?.reason);
+        if (signal?.aborted) stop();
+        signal?.addEventListener("abort", stop, { once: true });
+      });
+    }
     await super.sleep(ms, signal);
     this.onSleep?.(ms, this.sleeps.length);
     if (this.sleeps.length >= this.#limit) this.#abort.abort();
