@@ -145,6 +145,8 @@ export interface MirrorHarness {
   clock: LoopClock;
   client: PartnerOrders;
   store: MirrorStore;
+  /** The store under `store`, without the test's replacements. */
+  real: MirrorStore;
   /** Store methods a test replaces (a database failing), looked up at each call. */
   overrides: Partial<MirrorStore>;
   lines: Line[];
@@ -190,6 +192,7 @@ export function mirrorHarness(options: Partial<OrderMirrorOptions> = {}): Mirror
     clock,
     client,
     store,
+    real,
     overrides,
     lines,
     get warnings() {
