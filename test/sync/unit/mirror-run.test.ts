@@ -97,6 +97,8 @@ describe("run: the schedule", () => {
     await runFor(h, 2);
     expect(h.clock.sleeps[0]).toBe(1);
     expect(h.service.calls).toEqual(["GET /v1/me", ...polled(1), ...polled(2)]);
+    // Late by a second, not by an interval: no warning.
+    expect(h.warnings).toEqual([]);
   });
 
   it.each([
