@@ -254,6 +254,22 @@ describe("run: failures waited out", () => {
     expect(h.clock.sleeps).toEqual([1, 2, 4, 8, 16, 32, 64, 64].map((s) => s * SECOND));
   });
 
+  it("a warning keeps 300 characters of the error's message; the last error says what failed", async () => {
+    const h = harness({ sweepIntervalMs: 10 * HOUR, sweepLeaseMs: 10 * HOUR });
+    await storedDue(h, [[1, h.clock.now()]]);
+    h.overrides.claimDue = () => Promise.reject(new Error("y".repeat(400)));
+    await runFor(h, 1);
+    expect(h.lines.find((l) => l.level === "warn")?.fields).toEqual({
+      code: "Error",
+      error: "y".repeat(300),
+    });
+    expect((await h.mirror.status()).lastError).toEqual({
+      at: new Date(h.clock.now() - SECOND).toISOString(),
+      code: "Error",
+      message: `open-order polls failed: ${"y".repeat(300)}`,
+    });
+  });
+
   it("a poll schedule that cannot be read is read again in 5 s", async () => {
     const h = harness({ sweepIntervalMs: 10 * HOUR });
     h.overrides.nextDue = () => Promise.reject(new Error("database is locked"));

@@ -311,6 +311,25 @@ describe("status while this process sweeps", () => {
   });
 });
 
+describe("changes", () => {
+  it("a loop waiting for news is woken by a change this process writes", async () => {
+    const h = harness();
+    // Sleeps never end here: only the write can wake the loop.
+    h.clock.park = true;
+    h.service.add(1);
+    const seen: string[] = [];
+    const watching = (async () => {
+      for await (const change of h.mirror.changes()) seen.push(`${change.type} ${change.cause}`);
+    })();
+    await settle();
+    await h.mirror.refresh(1);
+    await settle();
+    expect(seen).toEqual(["order.added refresh"]);
+    await h.mirror.close();
+    await watching;
+  });
+});
+
 describe("close", () => {
   it("ends changes() loops, waits for a read under way, and refuses more work", async () => {
     const h = harness();
