@@ -110,9 +110,12 @@ describe("run: the schedule", () => {
     holders.push(other);
     await h.store.open();
     await h.store.lease("sweep", other, h.clock.now(), h.clock.now() + 10 * HOUR);
-    await runFor(h, 2);
+    const passes: SyncReport[] = [];
+    await runFor(h, 2, { onPass: (report: SyncReport) => passes.push(report) });
     expect(h.clock.sleeps).toEqual([wait, wait]);
     expect(h.service.calls).toEqual(["GET /v1/me"]);
+    // No sweep was made: no pass is reported.
+    expect(passes).toEqual([]);
   });
 
   it("a sweep falling due stops a round of polls between claims; the rest are polled after it", async () => {
@@ -364,7 +367,8 @@ describe("run: errors no retry can fix end it", () => {
       return h.real.claimDue(...args);
     };
     h.service.server.on("GET /v1/orders/1/items", () => problem(403, "insufficient_scope"));
-    await expect(runFor(h, 20)).rejects.toMatchObject({ code: "insufficient_scope" });
+    // No signal: only the fatal error ends it.
+    await expect(h.mirror.run()).rejects.toMatchObject({ code: "insufficient_scope" });
     expect(h.clock.sleeps).toEqual([SECOND]);
     expect(h.warnings).toEqual(["open-order polls failed (Error); they are tried again in 1 s"]);
   });
