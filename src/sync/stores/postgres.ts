@@ -1,5 +1,6 @@
 import { PartnerOrdersError } from "../../core/errors";
 import { MirrorError, SchemaVersionError, type StoreAccount, StoreAccountError } from "../errors";
+import type { ConsumerGroupStore } from "../consume-types";
 import { holderIsDead } from "../holder";
 import type { Change, MirrorStore } from "../types";
 import {
@@ -10,6 +11,8 @@ import {
   passwordOf,
   redactConnectionString,
 } from "./pg-connection";
+import { ConsumerGroups } from "./postgres-groups";
+import { ChangeListener, channelName } from "./postgres-listen";
 import {
   type ChangeRow,
   changeToRow,
@@ -19,7 +22,9 @@ import {
   rowToOrder,
 } from "./rows";
 import {
+  CONSUMER_GROUP_COLUMNS,
   checkColumns,
+  consumerGroupsV3,
   EXPECTED_COLUMNS,
   MIRROR_SCHEMA_VERSION,
   parseAccount,
@@ -82,6 +87,7 @@ export function postgresStore(
     consumers: `${prefix}po_consumers`,
     leases: `${prefix}po_leases`,
     meta: `${prefix}po_meta`,
+    consumerOrders: `${prefix}po_consumer_orders`,
   };
   const keys =
     schema === undefined
@@ -110,8 +116,12 @@ export function postgresStore(
   );
   const q = (text: string, values?: unknown[]) => connections.query(text, values);
   const leases = new LeaseSessions(connections, t.leases, leaseKey);
+  const channel = channelName(schema);
+  const groups = new ConsumerGroups(connections, t, schema ?? "");
+  const listener = new ChangeListener(connections, channel);
 
-  return {
+  // The group methods stay off the public type: the mirror finds them with isGroupStore.
+  const store: MirrorStore & ConsumerGroupStore = {
     async open() {
       if (!db) {
         const pg = await loadPg();
@@ -206,6 +216,8 @@ export function postgresStore(
               id: Number((inserted.rows[0] as { id: string }).id),
             } as Change);
           }
+          // Delivered on COMMIT, to every process listening: their consumers wake at once.
+          await client.query("SELECT pg_notify($1, '')", [channel]);
         }
         return written;
       });
@@ -318,7 +330,10 @@ export function postgresStore(
       );
       return (rows[0] as { observed_at: string } | undefined)?.observed_at ?? null;
     },
+    claimChanges: (consumer, limit, leaseMs) => groups.claim(consumer, limit, leaseMs),
+    watchChanges: (wake) => listener.watch(wake),
     async close() {
+      await listener.close();
       await leases.closeAll();
       if (ownsPool) {
         const owned = db;
@@ -327,6 +342,7 @@ export function postgresStore(
       }
     },
   };
+  return store;
 }
 
 /**
@@ -541,7 +557,10 @@ interface LeaseSession {
 async function prepareSchema(
   client: PgClientLike,
   schema: string | undefined,
-  t: Record<"orders" | "changes" | "checkpoints" | "consumers" | "leases" | "meta", string>,
+  t: Record<
+    "orders" | "changes" | "checkpoints" | "consumers" | "leases" | "meta" | "consumerOrders",
+    string
+  >,
   where: string,
 ): Promise<void> {
   if (schema !== undefined) {
@@ -554,9 +573,19 @@ async function prepareSchema(
     throw new SchemaVersionError(found, MIRROR_SCHEMA_VERSION, where);
   if (found === 0) await client.query(createTables(t));
   else if (found === 1) await client.query(migrateFromOne(t));
+  if (found < 3) {
+    await client.query(consumerGroupsV3("postgres", t));
+    await client.query(`UPDATE ${t.meta} SET value = $1 WHERE name = 'schema_version'`, [
+      String(MIRROR_SCHEMA_VERSION),
+    ]);
+  }
   await checkColumns(
     where,
-    { ...EXPECTED_COLUMNS, po_leases: [...(EXPECTED_COLUMNS.po_leases ?? []), "locked"] },
+    {
+      ...EXPECTED_COLUMNS,
+      po_leases: [...(EXPECTED_COLUMNS.po_leases ?? []), "locked"],
+      ...CONSUMER_GROUP_COLUMNS,
+    },
     async (table) => {
       const { rows } = await client.query(
         "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped",

@@ -4,10 +4,11 @@ import { MirrorError, type StoreAccount } from "../errors";
 /**
  * The layout of the mirror's tables this version of partner-orders writes. Tables made before
  * stores carried a version are version 1; version 2 adds the writer claim (SQLite), when a lease's
- * holder took it, whether it holds it by a session lock (PostgreSQL), and the account. A store opens
- * an older layout by migrating it forward and refuses a newer one.
+ * holder took it, whether it holds it by a session lock (PostgreSQL), and the account; version 3
+ * adds each consumer group's progress per order (PostgreSQL, {@link consumerGroupsV3}). A store
+ * opens an older layout by migrating it forward and refuses a newer one.
  */
-export const MIRROR_SCHEMA_VERSION = 2;
+export const MIRROR_SCHEMA_VERSION = 3;
 
 /**
  * Columns the store reads and writes, by table, as both stores lay them out at the current version.
@@ -83,3 +84,29 @@ export function validAccount(account: StoreAccount): StoreAccount {
   }
   return { partnerId: account.partnerId, baseUrl: account.baseUrl };
 }
+
+/**
+ * Version 3, consumer groups (PostgreSQL): what a named consumer has finished of each order, past
+ * its position. A row whose `done_id` is at or below the consumer's position says nothing more
+ * than the position and may be deleted. SQLite is one process, a group of one member: its
+ * position alone says it all, so the block is empty there. Idempotent, run in the migration's
+ * transaction.
+ */
+export function consumerGroupsV3(
+  dialect: "postgres" | "sqlite",
+  t: { consumerOrders: string },
+): string {
+  if (dialect === "sqlite") return "";
+  return `
+CREATE TABLE IF NOT EXISTS ${t.consumerOrders} (
+  consumer TEXT NOT NULL,
+  order_number BIGINT NOT NULL,
+  done_id BIGINT NOT NULL,
+  PRIMARY KEY (consumer, order_number)
+);`;
+}
+
+/** Columns version 3 adds for consumer groups, checked on open (PostgreSQL). */
+export const CONSUMER_GROUP_COLUMNS: Readonly<Record<string, readonly string[]>> = {
+  po_consumer_orders: ["consumer", "order_number", "done_id"],
+};

@@ -19,6 +19,7 @@ import {
 } from "./rows";
 import {
   checkColumns,
+  consumerGroupsV3,
   EXPECTED_COLUMNS,
   MIRROR_SCHEMA_VERSION,
   parseAccount,
@@ -176,7 +177,9 @@ export function sqliteStore(path: string): MirrorStore {
             throw new SchemaVersionError(now, MIRROR_SCHEMA_VERSION, where);
           if (now === MIRROR_SCHEMA_VERSION) return;
           // Files from before versions were recorded say 0; their tables are version 1.
-          database.exec(hasTable(database, "po_orders") ? migrateFromOne(Date.now()) : SCHEMA);
+          if (now < 2)
+            database.exec(hasTable(database, "po_orders") ? migrateFromOne(Date.now()) : SCHEMA);
+          if (now < 3) database.exec(consumerGroupsV3("sqlite", { consumerOrders: "" }));
           database.pragma(`user_version = ${MIRROR_SCHEMA_VERSION}`);
         })
         .immediate();

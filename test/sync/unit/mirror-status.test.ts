@@ -64,7 +64,7 @@ describe("status", () => {
       invalidOrders: [],
       lastError: null,
       consumers: [],
-      schemaVersion: 2,
+      schemaVersion: 3,
       account: null,
     });
   });
@@ -109,7 +109,7 @@ describe("status", () => {
         { name: "behind", position: 1, lagChanges: 2, lagMs: 30_000 },
         { name: "current", position: 3, lagChanges: 0, lagMs: 0 },
       ],
-      schemaVersion: 2,
+      schemaVersion: 3,
       account: null,
     });
   });

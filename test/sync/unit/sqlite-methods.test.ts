@@ -273,11 +273,11 @@ describe("sqliteStore leases", () => {
 describe("sqliteStore claims", () => {
   it("claimAccount records the account, accepts it again and refuses another", async () => {
     const s = await store();
-    expect(await s.info()).toEqual({ schemaVersion: 2, account: null });
+    expect(await s.info()).toEqual({ schemaVersion: 3, account: null });
     const account = { partnerId: "p1", baseUrl: "https://a.example" };
     await s.claimAccount(account);
     await s.claimAccount({ partnerId: "p1", baseUrl: "https://a.example/" });
-    expect(await s.info()).toEqual({ schemaVersion: 2, account });
+    expect(await s.info()).toEqual({ schemaVersion: 3, account });
     const error = await s
       .claimAccount({ partnerId: "p2", baseUrl: "https://a.example" })
       .catch((e: unknown) => e);
