@@ -99,5 +99,7 @@ export interface ConsumerGroupStore {
 /** True when `store` shares named consumers among processes. */
 export function isGroupStore(store: object): store is ConsumerGroupStore {
   const candidate = store as Partial<ConsumerGroupStore>;
-  return typeof candidate.claimChanges === "function" && typeof candidate.watchChanges === "function";
+  return (
+    typeof candidate.claimChanges === "function" && typeof candidate.watchChanges === "function"
+  );
 }

@@ -1,35 +1,69 @@
+import { type ChangeWatch, type ConsumerGroupStore, isGroupStore } from "./consume-types";
 import type { MirrorContext } from "./context";
 import { MirrorError } from "./errors";
 import type { Change } from "./types";
 
-/** How often a `changes()` loop looks for changes written by other processes. */
-const LOOK_MS = 1_000;
+/**
+ * How often a `changes()` loop looks for changes written by other processes: on PostgreSQL only
+ * the fallback for a notification lost (the listening connection down), on SQLite the way.
+ */
+export const LOOK_MS = 1_000;
+/** Changes a `changes()` loop of a consumer group claims at once. */
+const GROUP_BATCH = 100;
 /** The longest wait between tries while the store cannot be read. */
 const MAX_BACKOFF_MS = 30_000;
 
 /**
  * The change feed: changes in id order, from a named consumer's stored position or from now, woken
- * by this process's writes and looking again every second for other processes'. A store that
- * cannot be read for a while (a database restart) is waited out, not thrown.
+ * by this process's writes, by other processes' (PostgreSQL `LISTEN`) and looking again every
+ * second. On a store that shares consumers (PostgreSQL) a named consumer is a group, its changes
+ * claimed batch by batch. A store that cannot be read for a while (a database restart) is waited
+ * out, not thrown.
  */
 export class Feed {
   readonly #ctx: MirrorContext;
   readonly #listeners = new Set<() => void>();
+  readonly #leaseMs: number;
+  #watch: ChangeWatch | undefined;
+  #heard = 0;
   #closed = false;
 
-  constructor(ctx: MirrorContext) {
+  /** `leaseMs`: how long a member of a consumer group may sit on a batch before losing it. */
+  constructor(ctx: MirrorContext, leaseMs = 30_000) {
     this.#ctx = ctx;
+    this.#leaseMs = leaseMs;
+  }
+
+  /** How long a member of a consumer group may sit on a batch before losing it. */
+  get leaseMs(): number {
+    return this.#leaseMs;
+  }
+
+  /** True once the mirror is closing: every loop ends. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /** Wakes every waiting loop of this process. */
   notify(): void {
+    this.#heard++;
     for (const wake of this.#listeners) wake();
+  }
+
+  /**
+   * How many wakes so far: a loop notes it before it reads, and a wake heard while it was reading
+   * then ends its wait at once instead of being missed.
+   */
+  get heard(): number {
+    return this.#heard;
   }
 
   /** Ends every loop of this mirror (it is closing). */
   close(): void {
     this.#closed = true;
     this.notify();
+    void this.#watch?.stop().catch(() => undefined);
+    this.#watch = undefined;
   }
 
   async *changes(
@@ -37,6 +71,10 @@ export class Feed {
     signal: AbortSignal | undefined,
   ): AsyncGenerator<Change, void, undefined> {
     const { store } = this.#ctx;
+    if (consumer !== undefined && isGroupStore(store)) {
+      yield* this.#groupChanges(store, consumer, signal);
+      return;
+    }
     let position = await this.#retrying(signal, () =>
       consumer !== undefined
         ? store.getPosition(consumer).then((p) => p ?? 0)
@@ -44,10 +82,11 @@ export class Feed {
     );
     while (position !== undefined && !signal?.aborted && !this.#closed) {
       const from = position;
+      const before = this.#heard;
       const batch = await this.#retrying(signal, () => store.changesAfter(from, 100));
       if (batch === undefined) return;
       if (batch.length === 0) {
-        await this.#newChanges(signal);
+        await this.waitForChanges(signal, before);
         continue;
       }
       for (const change of batch) {
@@ -69,10 +108,51 @@ export class Feed {
   }
 
   /**
+   * A member of a consumer group: batches claimed for it, each change's end stored when the loop
+   * asks for the next, and at the end of a batch, a `break` or a throw the changes finished so far.
+   */
+  async *#groupChanges(
+    store: ConsumerGroupStore,
+    consumer: string,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<Change, void, undefined> {
+    while (!signal?.aborted && !this.#closed) {
+      const before = this.#heard;
+      const batch = await this.#retrying(signal, () =>
+        store.claimChanges(consumer, GROUP_BATCH, this.#leaseMs),
+      );
+      if (batch === undefined) return;
+      if (batch === null) {
+        await this.waitForChanges(signal, before);
+        continue;
+      }
+      let finished = 0;
+      try {
+        for (const change of batch.changes) {
+          yield change;
+          finished++;
+          if (signal?.aborted || this.#closed) return;
+        }
+      } finally {
+        try {
+          await batch.ack(finished);
+        } catch (error) {
+          // At least once: what was not stored comes again, to this member or another.
+          this.#ctx.warn("storing the consumer's position failed", error, "its changes come again");
+        }
+      }
+    }
+  }
+
+  /**
    * Runs a store call until it answers, backing off on the mirror's clock and warning each time;
    * undefined once `signal` aborts. Errors that waiting cannot mend (a schema from a newer version)
    * are thrown.
    */
+  retrying<T>(signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T | undefined> {
+    return this.#retrying(signal, call);
+  }
+
   async #retrying<T>(
     signal: AbortSignal | undefined,
     call: () => Promise<T>,
@@ -94,8 +174,16 @@ export class Feed {
     }
   }
 
-  /** Resolves when this process writes a change, after a while (another process may have), or on abort. */
-  #newChanges(signal?: AbortSignal): Promise<void> {
+  /**
+   * Resolves when this process writes a change, another process's commit is heard (PostgreSQL),
+   * after a while (a notification may be lost), or on abort.
+   */
+  waitForChanges(signal?: AbortSignal, since?: number): Promise<void> {
+    const { store } = this.#ctx;
+    if (this.#watch) this.#watch.look();
+    else if (isGroupStore(store) && !this.#closed)
+      this.#watch = store.watchChanges(() => this.notify());
+    if (since !== undefined && since !== this.#heard) return Promise.resolve();
     return new Promise<void>((resolve) => {
       // Its own signal, so the timer is cancelled whichever way the wait ends.
       const timer = new AbortController();

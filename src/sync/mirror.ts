@@ -4,6 +4,8 @@ import type { OrderItem, Shipment } from "../core/models";
 import { systemClock } from "../internal/clock";
 import { listOrdersPage } from "../resources/lenient-page";
 import { eventParts, isTestEvent, type WebhookEvent } from "../webhooks/events";
+import { consume } from "./consume";
+import type { ConsumeOptions } from "./consume-types";
 import {
   ALL,
   Counters,
@@ -96,7 +98,7 @@ export class OrderMirror {
     this.#sites = options.siteIds?.length ? new Set(options.siteIds) : undefined;
     this.#reader = new Reader(ctx);
     this.#sweeper = new Sweeper(ctx, this.#reader, (siteId, cursor) => this.#page(siteId, cursor));
-    this.#feed = new Feed(ctx);
+    this.#feed = new Feed(ctx, positive(options.consumerLeaseMs ?? 30_000, "consumerLeaseMs"));
   }
 
   /**
@@ -253,7 +255,9 @@ export class OrderMirror {
   /**
    * Changes in id order. With `consumer`, from its stored position (the first change for a new
    * consumer), the position stored once the loop asks for the next change (at least once: dedupe
-   * by `id`); without, the changes from now on. Ends when `signal` aborts or the mirror closes; a
+   * by `id`); without, the changes from now on. On PostgreSQL a consumer name is a group:
+   * processes reading one name split the stream (each change to one of them, one order's changes
+   * to one at a time, in id order), and a loop wakes on `LISTEN` when another process commits. Ends when `signal` aborts or the mirror closes; a
    * store that cannot be read for a while is waited out with warnings.
    */
   async *changes(
@@ -261,6 +265,21 @@ export class OrderMirror {
   ): AsyncGenerator<Change, void, undefined> {
     await this.#open();
     yield* this.#feed.changes(options.consumer, options.signal);
+  }
+
+  /**
+   * Hands `handler` the consumer's next changes, up to `batchSize` at a time, and advances its
+   * position only when the handler resolves; goes on until `signal` aborts (then resolves, the
+   * batch under way finished and stored) or the mirror closes. On PostgreSQL `tx` is the
+   * transaction that stores the position (`tx.exactlyOnce`, `tx.query`): writes made through it
+   * happen exactly once, crash or not, and processes consuming one name split the stream. On
+   * SQLite it is at least once. A handler that throws leaves its batch unacknowledged (its writes
+   * through `tx` rolled back) and `consume()` rejects with that error; the batch comes again.
+   */
+  async consume(options: ConsumeOptions): Promise<void> {
+    this.#checkOpen();
+    await this.#open();
+    return consume(this.#ctx, this.#feed, options);
   }
 
   /** The stored order with its items and shipments, money as `Decimal`; undefined when never seen. */

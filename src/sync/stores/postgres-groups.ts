@@ -85,10 +85,9 @@ export class ConsumerGroups {
     };
     try {
       await client.query("BEGIN");
-      await client.query(
-        `SELECT set_config('idle_in_transaction_session_timeout', $1, true)`,
-        [String(Math.max(1, Math.ceil(leaseMs)))],
-      );
+      await client.query(`SELECT set_config('idle_in_transaction_session_timeout', $1, true)`, [
+        String(Math.max(1, Math.ceil(leaseMs))),
+      ]);
       const { rows: at } = await client.query(
         `SELECT position FROM ${t.consumers} WHERE name = $1`,
         [consumer],

@@ -1,6 +1,6 @@
 import { PartnerOrdersError } from "../../core/errors";
-import { MirrorError, SchemaVersionError, type StoreAccount, StoreAccountError } from "../errors";
 import type { ConsumerGroupStore } from "../consume-types";
+import { MirrorError, SchemaVersionError, type StoreAccount, StoreAccountError } from "../errors";
 import { holderIsDead } from "../holder";
 import type { Change, MirrorStore } from "../types";
 import {
