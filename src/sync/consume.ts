@@ -63,13 +63,16 @@ async function consumeGroup(
       await feed.waitForChanges(signal, before);
       continue;
     }
+    const settled = feed.hold(batch);
     try {
       await handler(batch.changes, batch.tx);
     } catch (error) {
+      settled();
       await batch.release();
       throw error;
     }
     try {
+      settled();
       await batch.ack();
     } catch (error) {
       if (!(error instanceof MirrorError) || error.code !== "store_unavailable") throw error;

@@ -1,4 +1,9 @@
-import { type ChangeWatch, type ConsumerGroupStore, isGroupStore } from "./consume-types";
+import {
+  type ChangeWatch,
+  type ClaimedChanges,
+  type ConsumerGroupStore,
+  isGroupStore,
+} from "./consume-types";
 import type { MirrorContext } from "./context";
 import { MirrorError } from "./errors";
 import type { Change } from "./types";
@@ -26,6 +31,7 @@ export class Feed {
   readonly #leaseMs: number;
   #watch: ChangeWatch | undefined;
   #heard = 0;
+  readonly #held = new Set<ClaimedChanges>();
   #closed = false;
 
   /** `leaseMs`: how long a member of a consumer group may sit on a batch before losing it. */
@@ -58,12 +64,28 @@ export class Feed {
     return this.#heard;
   }
 
-  /** Ends every loop of this mirror (it is closing). */
-  close(): void {
+  /**
+   * Ends every loop of this mirror (it is closing): batches still claimed are given back
+   * unacknowledged (a loop suspended inside its body may never resume), so they pass to another
+   * member and the store's connections can close.
+   */
+  async close(): Promise<void> {
     this.#closed = true;
     this.notify();
-    void this.#watch?.stop().catch(() => undefined);
+    const watch = this.#watch;
     this.#watch = undefined;
+    const held = [...this.#held];
+    this.#held.clear();
+    await Promise.all([
+      watch?.stop().catch(() => undefined),
+      ...held.map((batch) => batch.release()),
+    ]);
+  }
+
+  /** Keeps `batch` on the list of batches given back on close, until `settled` is called. */
+  hold(batch: ClaimedChanges): () => void {
+    this.#held.add(batch);
+    return () => this.#held.delete(batch);
   }
 
   async *changes(
@@ -127,6 +149,7 @@ export class Feed {
         continue;
       }
       let finished = 0;
+      const settled = this.hold(batch);
       try {
         for (const change of batch.changes) {
           yield change;
@@ -134,6 +157,7 @@ export class Feed {
           if (signal?.aborted || this.#closed) return;
         }
       } finally {
+        settled();
         try {
           await batch.ack(finished);
         } catch (error) {

@@ -351,7 +351,7 @@ export class OrderMirror {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#feed.close();
+    await this.#feed.close();
     await this.#reader.idle();
     retireHolder(this.#ctx.holder);
     await this.#ctx.store.close();

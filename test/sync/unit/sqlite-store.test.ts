@@ -101,9 +101,9 @@ describe("sqliteStore's schema", () => {
       .open()
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(SchemaVersionError);
-    expect(refused).toMatchObject({ code: "schema_too_new", found: 99, supported: 2 });
+    expect(refused).toMatchObject({ code: "schema_too_new", found: 99, supported: 3 });
     expect((refused as Error).message).toContain(path);
-    expect((refused as Error).message).toMatch(/version 99.*up to 2/);
+    expect((refused as Error).message).toMatch(/version 99.*up to 3/);
     const after = new Database(path, { readonly: true });
     expect(after.pragma("user_version", { simple: true })).toBe(99);
     after.close();
