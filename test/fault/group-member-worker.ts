@@ -2,10 +2,12 @@
  * A member of a consumer group on PostgreSQL, for the consumer-group tests and the bench: an
  * OrderMirror (its client never called) reading DATABASE_URL as consumer CONSUMER.
  *
- * MODE=changes: `for await` over `changes({ consumer })`, printing { change: [id, order] } per change.
- * MODE=consume: `consume()` with batches of BATCH whose handler inserts each change into the table
- * partner_effects (change_id, order_number, member) through `tx`, then prints { batch: [[id, order]...] }
- * and waits DELAY_MS (real time, to widen the window in which a SIGKILL lands inside the handler).
+ * MODE=changes: `for await` over `changes({ consumer })`, printing { change: [id, order], at } per
+ * change. MODE=consume: `consume()` with batches of BATCH whose handler inserts the batch into the
+ * table partner_effects (change_id, order_number, member) through `tx`, then prints
+ * { batch: [[id, order]...], at } and waits DELAY_MS (real time: a call to the partner's system,
+ * and a window in which a SIGKILL lands inside the handler). MODE=poll: no consumer, new changes
+ * read as the feed read them before LISTEN, looking again every second. `at` is Date.now().
  *
  * With STALL_AT, once it has printed that many changes it prints { stalled: true } and hangs inside
  * its batch (a member that dies or freezes mid-batch, for the test to SIGKILL or SIGSTOP). SIGTERM
@@ -49,21 +51,36 @@ if (env.MODE === "consume") {
     signal: abort.signal,
     handler: async (changes, tx) => {
       if (!tx.exactlyOnce) throw new Error("PostgreSQL must hand an exactly-once transaction");
-      for (const change of changes) {
-        await tx.query(
-          "INSERT INTO partner_effects (change_id, order_number, member) VALUES ($1, $2, $3)",
-          [change.id, change.orderNumber, process.pid],
-        );
-      }
-      print({ batch: changes.map((c) => [c.id, c.orderNumber]) });
+      // One statement for the batch, in id order, so the table's seq keeps each order's order.
+      await tx.query(
+        "INSERT INTO partner_effects (change_id, order_number, member) SELECT id, n, $3 FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n)",
+        [changes.map((c) => c.id), changes.map((c) => c.orderNumber), process.pid],
+      );
+      print({ batch: changes.map((c) => [c.id, c.orderNumber]), at: Date.now() });
       printed += changes.length;
       await stallIfDue();
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     },
   });
+} else if (env.MODE === "poll") {
+  // The feed as it was before LISTEN: a read of the changes after the last one, and when there
+  // are none, a look again a second later (for the bench's comparison).
+  const store = postgresStore(env.DATABASE_URL as string);
+  await store.open();
+  let after = await store.lastChangeId();
+  while (!abort.signal.aborted) {
+    const changes = await store.changesAfter(after, 100);
+    if (changes.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      continue;
+    }
+    print({ batch: changes.map((c) => [c.id, c.orderNumber]), at: Date.now() });
+    after = changes[changes.length - 1]?.id ?? after;
+  }
+  await store.close();
 } else {
   for await (const change of mirror.changes({ consumer, signal: abort.signal })) {
-    print({ change: [change.id, change.orderNumber] });
+    print({ change: [change.id, change.orderNumber], at: Date.now() });
     printed++;
     await stallIfDue();
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
