@@ -22,8 +22,8 @@ const MAX_PAGES = 4;
  * or below the position, or at or below its order's `done_id`), takes a transaction-level advisory
  * lock on each of their orders that it can get (`pg_try_advisory_xact_lock`: another member
  * holding an order is skipped, never waited for), and reads the not-done changes of the orders it
- * holds, in id order. Acknowledging writes the orders' `done_id`s and the new position in that same
- * transaction and commits, which releases the orders.
+ * holds, in id order. Acknowledging writes the orders' `done_id`s in that same transaction and
+ * commits, which releases the orders; the position (the low watermark) follows right after.
  *
  * So each change goes to one member, one order to one member at a time and in id order, and what
  * a handler writes through the transaction commits with the acknowledgement or not at all. A
@@ -70,11 +70,17 @@ export class ConsumerGroups {
     };
     const client = await this.#connections.checkOut(onError);
     let open = true;
-    const finish = async (statement: "COMMIT" | "ROLLBACK") => {
+    /** Ends the transaction, runs `then` on the connection, and gives the connection back. */
+    const finish = async (statement: "COMMIT" | "ROLLBACK", then?: () => Promise<void>) => {
       if (!open) return;
       open = false;
       try {
         await client.query(statement);
+        // The batch's outcome is settled: a failure from here on only leaves the position
+        // behind for a while, for the next member to move.
+        await then?.().catch((error: unknown) => {
+          if (isConnectionFailure(error)) failure ??= error as Error;
+        });
       } catch (error) {
         failure ??= error as Error;
         throw isConnectionFailure(error) ? this.#connections.unavailable(error) : error;
@@ -95,7 +101,7 @@ export class ConsumerGroups {
       const position = Number((at[0] as { position: string } | undefined)?.position ?? 0);
       const held = await this.#lockOrders(client, consumer, position, limit);
       if (held.length === 0) {
-        await finish("ROLLBACK");
+        await finish("ROLLBACK", () => this.#advance(client, consumer, null));
         return null;
       }
       // A new statement, so a new snapshot: it sees what a member that held these orders before
@@ -122,13 +128,16 @@ export class ConsumerGroups {
         },
         ack: async (count = changes.length) => {
           if (!open) return;
+          let orders: number[] = [];
           try {
-            if (count > 0) await this.#ack(client, consumer, position, changes.slice(0, count));
+            if (count > 0) orders = await this.#ack(client, consumer, changes.slice(0, count));
           } catch (error) {
             await finish("ROLLBACK").catch(() => undefined);
             throw isConnectionFailure(error) ? this.#connections.unavailable(error) : error;
           }
-          await finish("COMMIT");
+          await finish("COMMIT", () =>
+            orders.length > 0 ? this.#advance(client, consumer, orders) : Promise.resolve(),
+          );
         },
         release: () => finish("ROLLBACK").catch(() => undefined),
       };
@@ -191,44 +200,49 @@ export class ConsumerGroups {
     return held;
   }
 
-  /** Marks `done` finished, moves the position to the new low watermark, in the batch's transaction. */
-  async #ack(
-    client: PgClientLike,
-    consumer: string,
-    position: number,
-    done: Change[],
-  ): Promise<void> {
-    const t = this.#t;
+  /** Marks `done` finished, in the batch's transaction. */
+  async #ack(client: PgClientLike, consumer: string, done: Change[]): Promise<number[]> {
     const last = new Map<number, number>();
     for (const change of done) last.set(change.orderNumber, change.id);
     const orders = [...last.keys()];
     await client.query(
-      `INSERT INTO ${t.consumerOrders} AS o (consumer, order_number, done_id)
+      `INSERT INTO ${this.#t.consumerOrders} AS o (consumer, order_number, done_id)
          SELECT $1, n, d FROM unnest($2::bigint[], $3::bigint[]) AS u(n, d)
        ON CONFLICT (consumer, order_number) DO UPDATE SET done_id = GREATEST(o.done_id, excluded.done_id)`,
       [consumer, orders, [...last.values()]],
     );
-    // The first change not done, as this transaction sees it (other members' batches under way
-    // are not done yet): everything before it is, so the position moves up to it. Change ids
-    // become visible in id order, so with none left undone every visible one is done.
-    const { rows } = await client.query(
-      `SELECT (SELECT c.id FROM ${t.changes} c
-                 LEFT JOIN ${t.consumerOrders} o ON o.consumer = $1 AND o.order_number = c.order_number
-               WHERE c.id > $2 AND c.id > COALESCE(o.done_id, 0) ORDER BY c.id LIMIT 1) AS undone,
-              (SELECT COALESCE(MAX(id), 0) FROM ${t.changes}) AS last`,
-      [consumer, position],
-    );
-    const row = rows[0] as { undone: string | null; last: string };
-    const watermark = row.undone === null ? Number(row.last) : Number(row.undone) - 1;
+    return orders;
+  }
+
+  /**
+   * Moves the consumer's position up to the low watermark: the change before the first one not
+   * done, or the last change when every one is done. Run after a batch commits, outside any
+   * transaction, so of members committing at once the last one sees every commit and the
+   * position never waits on a batch that has ended; a member that finds nothing to claim runs it
+   * too (a member killed between its COMMIT and this). Then drops the per-order rows the
+   * position now covers: `orders` only, or all of the consumer's when null.
+   */
+  async #advance(client: PgClientLike, consumer: string, orders: number[] | null): Promise<void> {
+    const t = this.#t;
     await client.query(
-      `UPDATE ${t.consumers} SET position = $2 WHERE name = $1 AND position < $2`,
-      [consumer, watermark],
+      `UPDATE ${t.consumers} AS p SET position = w.at FROM (
+         SELECT COALESCE(
+           (SELECT c.id - 1 FROM ${t.changes} c
+              LEFT JOIN ${t.consumerOrders} o ON o.consumer = $1 AND o.order_number = c.order_number
+            WHERE c.id > q.position AND c.id > COALESCE(o.done_id, 0) ORDER BY c.id LIMIT 1),
+           (SELECT COALESCE(MAX(id), 0) FROM ${t.changes})) AS at
+         FROM ${t.consumers} q WHERE q.name = $1) AS w
+       WHERE p.name = $1 AND p.position < w.at`,
+      [consumer],
     );
-    // Rows the position now covers say nothing more: kept out, the table stays as small as the
-    // work under way.
+    // Rows at or below the position say nothing more: the table stays as small as the work
+    // under way. Deleted after the position that covers them is committed, so a reader that
+    // misses a row also sees that position.
     await client.query(
-      `DELETE FROM ${t.consumerOrders} WHERE consumer = $1 AND order_number = ANY($2::bigint[]) AND done_id <= $3`,
-      [consumer, orders, watermark],
+      `DELETE FROM ${t.consumerOrders} WHERE consumer = $1
+         AND ($2::bigint[] IS NULL OR order_number = ANY($2::bigint[]))
+         AND done_id <= (SELECT position FROM ${t.consumers} WHERE name = $1)`,
+      [consumer, orders],
     );
   }
 }
