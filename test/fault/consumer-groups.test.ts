@@ -6,6 +6,7 @@ import { type Change, type MirrorStore, OrderMirror, postgresStore } from "partn
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Clock } from "../../src/internal/clock";
+import type { ConsumerGroupStore } from "../../src/sync/consume-types";
 import { LOOK_MS } from "../../src/sync/feed";
 import {
   type PostgresServer,
@@ -305,6 +306,28 @@ describe.runIf(available)("consumer groups on PostgreSQL", () => {
     );
     expect(inIdOrderPerOrder(rows.map((r) => [r.id, r.n]))).toBe(true);
   }, 180_000);
+
+  it("migrates a version 2 database in one transaction, a consumer's position carried into its group", async () => {
+    await setUp();
+    await write(4, 1);
+    // The layout of version 2: no per-order progress, the version recorded as 2.
+    await admin.query("DROP TABLE po_consumer_orders");
+    await admin.query("UPDATE po_meta SET value = '2' WHERE name = 'schema_version'");
+    await admin.query("INSERT INTO po_consumers (name, position) VALUES ('billing', 2)");
+    const opened = [postgresStore(database.url), postgresStore(database.url)];
+    await Promise.all(opened.map((s) => s.open()));
+    const version = await admin.query("SELECT value FROM po_meta WHERE name = 'schema_version'");
+    expect(version.rows).toEqual([{ value: "3" }]);
+    const claimed = await (opened[0] as unknown as ConsumerGroupStore).claimChanges(
+      "billing",
+      10,
+      30_000,
+    );
+    expect(claimed?.changes.map((c) => c.id)).toEqual([3, 4]);
+    await claimed?.ack();
+    expect(await opened[1]?.consumers()).toEqual([{ name: "billing", position: 4 }]);
+    await Promise.all(opened.map((s) => s.close()));
+  }, 60_000);
 
   it("consume(): a handler that throws rolls back its writes, keeps the position and rejects with its error", async () => {
     await setUp();
