@@ -5,7 +5,7 @@ import { MirrorError, type StoreAccount } from "../errors";
  * The layout of the mirror's tables this version of partner-orders writes. Tables made before
  * stores carried a version are version 1; version 2 adds the writer claim (SQLite), when a lease's
  * holder took it, whether it holds it by a session lock (PostgreSQL), and the account; version 3
- * adds each consumer group's progress per order (PostgreSQL, {@link consumerGroupsV3}). A store
+ * adds each consumer group's progress per order (PostgreSQL). A store
  * opens an older layout by migrating it forward and refuses a newer one.
  */
 export const MIRROR_SCHEMA_VERSION = 3;
