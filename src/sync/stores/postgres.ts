@@ -63,7 +63,9 @@ const LEGACY_KEYS = { outbox: -7_311_001n, open: -7_311_002n };
  * `StoreUnavailableError`, which the mirror rides out. A pool you pass needs its own
  * `pool.on("error", ...)` listener for connections that fail while idle in it; the pool the store
  * makes from a connection string has one. While this process holds the sweep it keeps one
- * connection of the pool checked out (the server releases the sweep when that connection dies).
+ * connection of the pool checked out (the server releases the sweep when that connection dies);
+ * while its `changes()` or `consume()` loops wait, one more listens for commits (`LISTEN`), and
+ * each batch a named consumer has claimed holds one until it is acknowledged.
  *
  * @example
  * const mirror = new OrderMirror({ client, store: postgresStore(process.env.DATABASE_URL) });
