@@ -3,7 +3,8 @@
  * Member processes are test/fault/group-member-worker.ts on one PostgreSQL server:
  *
  * - throughput: GROUP_CHANGES changes (default 100,000) over 5,000 orders, consumed by 1 member,
- *   then by 3 members of one consumer name, one of them SIGKILLed halfway and replaced; each
+ *   then by 3 members of one consumer name, one of them SIGKILLed halfway and replaced, GROUP_ROUNDS
+ *   (2) rounds alternating, the fastest of each kept; each
  *   handler inserts its batch of 100 into the partner's table through `tx` and waits 20 ms (the
  *   partner's own call out). Checked: every change in the table exactly once, each order in id order.
  * - latency: a change committed in this process, handled by a member in another; wall time from
@@ -21,6 +22,8 @@ import type { PostgresServer } from "../test/support/postgres";
 import { record } from "../test/sync/stores/support";
 
 const CHANGES = Number(process.env.GROUP_CHANGES ?? 100_000);
+/** Rounds of the throughput comparison (GROUP_ROUNDS), the fastest run of each kept. */
+const ROUNDS = Number(process.env.GROUP_ROUNDS ?? 2);
 const ORDERS = 5_000;
 const WORKER = fileURLToPath(new URL("../test/fault/group-member-worker.ts", import.meta.url));
 
@@ -193,10 +196,26 @@ export async function groupsPhase(
   postgres: PostgresServer,
   progress: (line: string) => void,
 ): Promise<string[]> {
-  progress(`consumer group: ${CHANGES} changes, one member`);
-  const one = await throughput(postgres, 1, false);
-  progress(`consumer group: ${CHANGES} changes, three members, one SIGKILLed halfway`);
-  const three = await throughput(postgres, 3, true);
+  // Two rounds, alternating, the faster of each kept: a shared machine's load shifts over minutes.
+  const rounds: { one: Awaited<ReturnType<typeof throughput>>[]; three: typeof rounds.one } = {
+    one: [],
+    three: [],
+  };
+  for (let round = 1; round <= ROUNDS; round++) {
+    progress(`consumer group: ${CHANGES} changes, one member (round ${round} of ${ROUNDS})`);
+    rounds.one.push(await throughput(postgres, 1, false));
+    progress(
+      `consumer group: ${CHANGES} changes, three members, one SIGKILLed halfway (round ${round})`,
+    );
+    rounds.three.push(await throughput(postgres, 3, true));
+  }
+  const fastest = (runs: typeof rounds.one) =>
+    runs.reduce((best, run) => (run.perSecond > best.perSecond ? run : best));
+  const one = fastest(rounds.one);
+  const three = fastest(rounds.three);
+  const worst = rounds.three.reduce((w, run) =>
+    run.rows !== CHANGES || run.distinct_ids !== CHANGES || run.out_of_order > 0 ? run : w,
+  );
   progress("consumer group: latency from commit to a handler in another process");
   const listened = await latency(postgres, "consume", 200);
   const looked = await latency(postgres, "poll", 60);
@@ -208,8 +227,8 @@ export async function groupsPhase(
   return [
     "| figure | measured | goal | met |",
     "|---|---|---|---|",
-    `| consumer group throughput: ${CHANGES} changes, 5000 orders, batches of 100 inserted into the partner's table through tx + 20 ms of partner work each | 1 member ${Math.round(one.perSecond)}/s (${one.seconds.toFixed(1)} s); 3 members ${Math.round(three.perSecond)}/s (${three.seconds.toFixed(1)} s, one SIGKILLed halfway and replaced): ${ratio.toFixed(2)}x | at least 2.5x | ${ratio >= 2.5 ? "yes" : "no"} |`,
-    `| consumer group correctness, 3 members, one killed halfway | ${three.rows} rows, ${three.distinct_ids} distinct changes, ${three.out_of_order} out of id order within an order | ${CHANGES}, ${CHANGES}, 0 | ${exact(three, CHANGES) && three.killed ? "yes" : "no"} |`,
+    `| consumer group throughput: ${CHANGES} changes, 5000 orders, batches of 100 inserted into the partner's table through tx + 20 ms of partner work each; fastest of ${ROUNDS} alternating rounds | 1 member ${Math.round(one.perSecond)}/s (${one.seconds.toFixed(1)} s; rounds ${rounds.one.map((r) => `${r.seconds.toFixed(1)} s`).join(", ")}); 3 members ${Math.round(three.perSecond)}/s (${three.seconds.toFixed(1)} s; rounds ${rounds.three.map((r) => `${r.seconds.toFixed(1)} s`).join(", ")}; one member SIGKILLed halfway and replaced in each): ${ratio.toFixed(2)}x | at least 2.5x | ${ratio >= 2.5 ? "yes" : "no"} |`,
+    `| consumer group correctness, 3 members, one killed halfway (the worst of ${ROUNDS} rounds) | ${worst.rows} rows, ${worst.distinct_ids} distinct changes, ${worst.out_of_order} out of id order within an order | ${CHANGES}, ${CHANGES}, 0 | ${exact(worst, CHANGES) && worst.killed ? "yes" : "no"} |`,
     `| latency, commit to a handler in another process (wall time, loopback) | LISTEN/NOTIFY p50 ${listened.p50} ms, p99 ${listened.p99} ms (${listened.samples} changes); the one-second look it replaces p50 ${looked.p50} ms, p99 ${looked.p99} ms (${looked.samples}) | p50 < 50 ms, p99 < 250 ms | ${listened.p50 < 50 && listened.p99 < 250 ? "yes" : "no"} |`,
     `| exactly-once effects: ${once.count} changes, the consumer SIGKILLed at random ${once.kills} times | ${once.rows} rows in the partner's table, ${once.distinct_ids} distinct, ${once.out_of_order} out of order | ${once.count}, ${once.count}, 0 | ${exact(once, once.count) ? "yes" : "no"} |`,
   ];
