@@ -106,12 +106,16 @@ export class ConsumerGroups {
       }
       // A new statement, so a new snapshot: it sees what a member that held these orders before
       // committed, and the position and `done_id`s it reads are of one moment.
+      // Each held order's next changes from the (order_number, id) index, then the first
+      // `limit` of them all in id order.
       const { rows } = await client.query(
-        `SELECT c.* FROM ${t.changes} c
-           LEFT JOIN ${t.consumerOrders} o ON o.consumer = $1 AND o.order_number = c.order_number
-         WHERE c.order_number = ANY($2::bigint[])
-           AND c.id > (SELECT position FROM ${t.consumers} WHERE name = $1)
-           AND c.id > COALESCE(o.done_id, 0)
+        `SELECT c.* FROM unnest($2::bigint[]) AS h(n)
+           CROSS JOIN (SELECT position FROM ${t.consumers} WHERE name = $1) AS p
+           LEFT JOIN ${t.consumerOrders} o ON o.consumer = $1 AND o.order_number = h.n
+           CROSS JOIN LATERAL (
+             SELECT * FROM ${t.changes} x
+             WHERE x.order_number = h.n AND x.id > GREATEST(p.position, COALESCE(o.done_id, 0))
+             ORDER BY x.id LIMIT $3) AS c
          ORDER BY c.id LIMIT $3`,
         [consumer, held, limit],
       );

@@ -94,16 +94,18 @@ export function validAccount(account: StoreAccount): StoreAccount {
  */
 export function consumerGroupsV3(
   dialect: "postgres" | "sqlite",
-  t: { consumerOrders: string },
+  t: { consumerOrders: string; changes: string },
 ): string {
   if (dialect === "sqlite") return "";
+  // The changes of one order in id order: what a member reads of the orders it holds.
   return `
 CREATE TABLE IF NOT EXISTS ${t.consumerOrders} (
   consumer TEXT NOT NULL,
   order_number BIGINT NOT NULL,
   done_id BIGINT NOT NULL,
   PRIMARY KEY (consumer, order_number)
-);`;
+);
+CREATE INDEX IF NOT EXISTS po_changes_order_id ON ${t.changes} (order_number, id);`;
 }
 
 /** Columns version 3 adds for consumer groups, checked on open (PostgreSQL). */

@@ -179,7 +179,8 @@ export function sqliteStore(path: string): MirrorStore {
           // Files from before versions were recorded say 0; their tables are version 1.
           if (now < 2)
             database.exec(hasTable(database, "po_orders") ? migrateFromOne(Date.now()) : SCHEMA);
-          if (now < 3) database.exec(consumerGroupsV3("sqlite", { consumerOrders: "" }));
+          if (now < 3)
+            database.exec(consumerGroupsV3("sqlite", { consumerOrders: "", changes: "" }));
           database.pragma(`user_version = ${MIRROR_SCHEMA_VERSION}`);
         })
         .immediate();
