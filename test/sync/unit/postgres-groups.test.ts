@@ -57,7 +57,7 @@ function scripted(script: Script) {
         return { rows, rowCount: rows.length };
       }
       if (sql.startsWith("SELECT n FROM unnest")) {
-        const rows = (values?.[1] as number[])
+        const rows = ((values as unknown[])[1] as number[])
           .filter((n) => !script.heldElsewhere.has(n))
           .map((n) => ({ n: String(n) }));
         return { rows, rowCount: rows.length };
