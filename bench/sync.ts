@@ -17,7 +17,7 @@
  *    simulated day for three run() workers sharing one mirror against one worker (goal: the same,
  *    not three times as many), and the chaos run with three workers.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Clock, PartnerOrders } from "partner-orders";
@@ -33,6 +33,7 @@ import { createSandbox, createWorld, type Sandbox } from "partner-orders/testing
 import { parseWebhook } from "partner-orders/webhooks";
 import { missedOrRepeated, runChaos } from "../test/support/chaos";
 import { startPostgres } from "../test/support/postgres";
+import { groupsPhase } from "./sync-groups";
 
 const ORDERS = Number(process.env.SYNC_ORDERS ?? 10_000);
 const CHAOS_ORDERS = Number(process.env.SYNC_CHAOS_ORDERS ?? 2_000);
@@ -228,6 +229,43 @@ function timed(store: MirrorStore): MirrorStore & { elapsed(): number } {
   return wrapped;
 }
 
+/**
+ * SYNC_PHASES picks phases: unset or `all` runs every phase; `groups` runs only the consumer-group
+ * phase (bench/sync-groups.ts) and rewrites only its section of results-sync.md.
+ */
+const PHASES = new Set((process.env.SYNC_PHASES ?? "all").split(",").map((p) => p.trim()));
+const GROUPS_HEADING = "## Consumer groups on PostgreSQL (`SYNC_PHASES=groups npm run bench:sync`)";
+
+/** Replaces (or adds) the consumer-group section of results-sync.md. */
+async function writeGroups(rows: string[]): Promise<void> {
+  const file = new URL("./results-sync.md", import.meta.url);
+  const before = existsSync(file) ? readFileSync(file, "utf8") : "";
+  const kept = before.split(`\n${GROUPS_HEADING}`)[0]?.trimEnd() ?? "";
+  const section = [
+    GROUPS_HEADING,
+    "",
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${process.version}, 2 cores shared (PostgreSQL, members and this process on them).`,
+    "",
+    ...rows,
+  ].join("\n");
+  writeFileSync(file, `${kept}\n\n${section}\n`);
+}
+
+if (!PHASES.has("all")) {
+  const postgres = await startPostgres();
+  try {
+    if (PHASES.has("groups")) {
+      const rows = await groupsPhase(postgres, progress);
+      for (const row of rows) console.log(row);
+      await writeGroups(rows);
+      progress("wrote the consumer-group section of bench/results-sync.md");
+    }
+  } finally {
+    await postgres.stop();
+  }
+  process.exit(0);
+}
+
 const lines: string[] = [];
 const report = (line: string) => {
   lines.push(line);
@@ -336,4 +374,12 @@ report(
   `| fleet chaos: three workers on PostgreSQL, ${CHAOS_ORDERS} orders, ${CHAOS_DAYS} days, as above | ${fleetMismatched} orders differing, ${fleetWrong.length} changes missed or repeated, ${fleetRepeatedIds} change ids repeated, resumed at the stored cursor: ${fleetChaos.resumedWithCursor} | 0, 0, 0 | ${fleetMismatched + fleetWrong.length + fleetRepeatedIds === 0 && fleetChaos.resumedWithCursor ? "yes" : "no"} |`,
 );
 writeFileSync(new URL("./results-sync.md", import.meta.url), `${lines.join("\n")}\n`);
+{
+  const groupsServer = await startPostgres();
+  try {
+    await writeGroups(await groupsPhase(groupsServer, progress));
+  } finally {
+    await groupsServer.stop();
+  }
+}
 progress("wrote bench/results-sync.md");

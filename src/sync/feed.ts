@@ -1,9 +1,20 @@
+import {
+  type ChangeWatch,
+  type ClaimedChanges,
+  type ConsumerGroupStore,
+  isGroupStore,
+} from "./consume-types";
 import type { MirrorContext } from "./context";
 import { ChangesExpiredError, MirrorError } from "./errors";
 import type { Change, ChangesFrom } from "./types";
 
-/** How often a `changes()` loop looks for changes written by other processes. */
-const LOOK_MS = 1_000;
+/**
+ * How often a `changes()` loop looks for changes written by other processes: on PostgreSQL only
+ * the fallback for a notification lost (the listening connection down), on SQLite the way.
+ */
+export const LOOK_MS = 1_000;
+/** Changes a `changes()` loop of a consumer group claims at once. */
+const GROUP_BATCH = 100;
 /** The longest wait between tries while the store cannot be read. */
 const MAX_BACKOFF_MS = 30_000;
 /** Changes read from the store at once. */
@@ -11,30 +22,72 @@ const BATCH = 100;
 
 /**
  * The change feed: changes in id order, from a named consumer's stored position or from now, woken
- * by this process's writes and looking again every second for other processes'. A store that
- * cannot be read for a while (a database restart) is waited out, not thrown.
+ * by this process's writes, by other processes' (PostgreSQL `LISTEN`) and looking again every
+ * second. On a store that shares consumers (PostgreSQL) a named consumer is a group, its changes
+ * claimed batch by batch. A store that cannot be read for a while (a database restart) is waited
+ * out, not thrown.
  */
 export class Feed {
   readonly #ctx: MirrorContext;
   readonly #listeners = new Set<() => void>();
-  /** Counts this process's writes, so a write that lands while a loop reads is not slept through. */
-  #writes = 0;
+  readonly #leaseMs: number;
+  #watch: ChangeWatch | undefined;
+  #heard = 0;
+  readonly #held = new Set<ClaimedChanges>();
   #closed = false;
 
-  constructor(ctx: MirrorContext) {
+  /** `leaseMs`: how long a member of a consumer group may sit on a batch before losing it. */
+  constructor(ctx: MirrorContext, leaseMs = 30_000) {
     this.#ctx = ctx;
+    this.#leaseMs = leaseMs;
+  }
+
+  /** How long a member of a consumer group may sit on a batch before losing it. */
+  get leaseMs(): number {
+    return this.#leaseMs;
+  }
+
+  /** True once the mirror is closing: every loop ends. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /** Wakes every waiting loop of this process. */
   notify(): void {
-    this.#writes++;
+    this.#heard++;
     for (const wake of this.#listeners) wake();
   }
 
-  /** Ends every loop of this mirror (it is closing). */
-  close(): void {
+  /**
+   * How many wakes so far: a loop notes it before it reads, and a wake heard while it was reading
+   * then ends its wait at once instead of being missed.
+   */
+  get heard(): number {
+    return this.#heard;
+  }
+
+  /**
+   * Ends every loop of this mirror (it is closing): batches still claimed are given back
+   * unacknowledged (a loop suspended inside its body may never resume), so they pass to another
+   * member and the store's connections can close.
+   */
+  async close(): Promise<void> {
     this.#closed = true;
     this.notify();
+    const watch = this.#watch;
+    this.#watch = undefined;
+    const held = [...this.#held];
+    this.#held.clear();
+    await Promise.all([
+      watch?.stop().catch(() => undefined),
+      ...held.map((batch) => batch.release()),
+    ]);
+  }
+
+  /** Keeps `batch` on the list of batches given back on close, until `settled` is called. */
+  hold(batch: ClaimedChanges): () => void {
+    this.#held.add(batch);
+    return () => this.#held.delete(batch);
   }
 
   /**
@@ -48,15 +101,22 @@ export class Feed {
     from: ChangesFrom = consumer === undefined ? "now" : "beginning",
   ): AsyncGenerator<Change, void, undefined> {
     const { store } = this.#ctx;
-    let position = await this.#retrying(signal, () => this.#start(consumer, from));
+    if (consumer !== undefined && isGroupStore(store)) {
+      // A group keeps its own low watermark; `from` only places a consumer seen the first time.
+      if ((await this.#retrying(signal, () => this.startGroup(consumer, from))) === undefined)
+        return;
+      yield* this.#groupChanges(store, consumer, signal);
+      return;
+    }
+    let position = await this.#retrying(signal, () => this.start(consumer, from));
     while (position !== undefined && !signal?.aborted && !this.#closed) {
       const after = position;
-      const writes = this.#writes;
-      const batch = await this.#retrying(signal, () => this.#read(consumer, after));
+      const before = this.#heard;
+      const batch = await this.#retrying(signal, () => this.read(consumer, after, BATCH));
       if (batch === undefined) return;
       if (batch.length === 0) {
-        // A write notified while the batch was read is not waited for: it is read at once.
-        if (writes === this.#writes) await this.#newChanges(signal);
+        // A write heard while the batch was read is not waited for: it is read at once.
+        await this.waitForChanges(signal, before);
         continue;
       }
       for (const change of batch) {
@@ -78,7 +138,7 @@ export class Feed {
   }
 
   /** A named consumer's stored position; otherwise, and stored for a new consumer, `from`. */
-  async #start(consumer: string | undefined, from: ChangesFrom): Promise<number> {
+  async start(consumer: string | undefined, from: ChangesFrom): Promise<number> {
     const { store } = this.#ctx;
     if (consumer !== undefined) {
       const stored = await store.getPosition(consumer);
@@ -90,13 +150,27 @@ export class Feed {
   }
 
   /**
-   * The next changes after `after`. Retention deletes the oldest ids only, so when the next id is
+   * Places a member of a consumer group seen the first time at `from`, and throws
+   * `ChangesExpiredError` when retention deleted changes after the group's position (its low
+   * watermark: every change at or below it is done).
+   */
+  async startGroup(consumer: string, from: ChangesFrom): Promise<number> {
+    const { store } = this.#ctx;
+    const position = await this.start(consumer, from);
+    const pruned = await store.prunedThrough();
+    if (pruned <= position) return position;
+    const oldest = (await store.changesAfter(pruned, 1))[0]?.id ?? null;
+    throw new ChangesExpiredError(consumer, position, pruned, oldest);
+  }
+
+  /**
+   * The next changes after `after`, at most `limit`. Retention deletes the oldest ids only, so when the next id is
    * there nothing was lost; otherwise ids may simply have been skipped (a PostgreSQL sequence
    * does), and only the highest id ever deleted tells whether changes after `after` are gone.
    */
-  async #read(consumer: string | undefined, after: number): Promise<Change[]> {
+  async read(consumer: string | undefined, after: number, limit: number): Promise<Change[]> {
     const { store } = this.#ctx;
-    const batch = await store.changesAfter(after, BATCH);
+    const batch = await store.changesAfter(after, limit);
     if (batch[0]?.id === after + 1) return batch;
     const pruned = await store.prunedThrough();
     if (pruned <= after) return batch;
@@ -105,10 +179,53 @@ export class Feed {
   }
 
   /**
+   * A member of a consumer group: batches claimed for it, each change's end stored when the loop
+   * asks for the next, and at the end of a batch, a `break` or a throw the changes finished so far.
+   */
+  async *#groupChanges(
+    store: ConsumerGroupStore,
+    consumer: string,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<Change, void, undefined> {
+    while (!signal?.aborted && !this.#closed) {
+      const before = this.#heard;
+      const batch = await this.#retrying(signal, () =>
+        store.claimChanges(consumer, GROUP_BATCH, this.#leaseMs),
+      );
+      if (batch === undefined) return;
+      if (batch === null) {
+        await this.waitForChanges(signal, before);
+        continue;
+      }
+      let finished = 0;
+      const settled = this.hold(batch);
+      try {
+        for (const change of batch.changes) {
+          yield change;
+          finished++;
+          if (signal?.aborted || this.#closed) return;
+        }
+      } finally {
+        settled();
+        try {
+          await batch.ack(finished);
+        } catch (error) {
+          // At least once: what was not stored comes again, to this member or another.
+          this.#ctx.warn("storing the consumer's position failed", error, "its changes come again");
+        }
+      }
+    }
+  }
+
+  /**
    * Runs a store call until it answers, backing off on the mirror's clock and warning each time;
    * undefined once `signal` aborts. Errors that waiting cannot mend (a schema from a newer version)
    * are thrown.
    */
+  retrying<T>(signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T | undefined> {
+    return this.#retrying(signal, call);
+  }
+
   async #retrying<T>(
     signal: AbortSignal | undefined,
     call: () => Promise<T>,
@@ -130,8 +247,16 @@ export class Feed {
     }
   }
 
-  /** Resolves when this process writes a change, after a while (another process may have), or on abort. */
-  #newChanges(signal?: AbortSignal): Promise<void> {
+  /**
+   * Resolves when this process writes a change, another process's commit is heard (PostgreSQL),
+   * after a while (a notification may be lost), or on abort.
+   */
+  waitForChanges(signal?: AbortSignal, since?: number): Promise<void> {
+    const { store } = this.#ctx;
+    if (this.#watch) this.#watch.look();
+    else if (isGroupStore(store) && !this.#closed)
+      this.#watch = store.watchChanges(() => this.notify());
+    if (since !== undefined && since !== this.#heard) return Promise.resolve();
     // Aborted or closed while the batch was read: an abort listener added now would never fire.
     if (signal?.aborted || this.#closed) return Promise.resolve();
     return new Promise<void>((resolve) => {

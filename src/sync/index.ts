@@ -3,6 +3,12 @@
  * on the service's truth, and a stream of what changed (README, "Keeping a local mirror").
  */
 
+export type {
+  AtLeastOnceTransaction,
+  ConsumeOptions,
+  ConsumeTransaction,
+  ExactlyOnceTransaction,
+} from "./consume-types";
 export {
   ChangesExpiredError,
   MirrorError,

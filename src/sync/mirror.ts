@@ -4,6 +4,8 @@ import { systemClock } from "../internal/clock";
 import { listOrdersPage } from "../resources/lenient-page";
 import type { WebhookEvent } from "../webhooks/events";
 import { checkConsumer, checkEvent, checkFrom, isOrderNumber, positive } from "./checks";
+import { consume } from "./consume";
+import type { ConsumeOptions } from "./consume-types";
 import {
   ALL,
   Counters,
@@ -104,7 +106,7 @@ export class OrderMirror {
     this.#sites = options.siteIds?.length ? new Set(options.siteIds) : undefined;
     this.#reader = new Reader(ctx);
     this.#sweeper = new Sweeper(ctx, this.#reader, (siteId, cursor) => this.#page(siteId, cursor));
-    this.#feed = new Feed(ctx);
+    this.#feed = new Feed(ctx, positive(options.consumerLeaseMs ?? 30_000, "consumerLeaseMs"));
     this.#unwatch = (ctx.partnerIds as PartnerIds).watch(ctx.client, (orderNumber, id) =>
       this.#writePartnerOrderId(orderNumber, id),
     );
@@ -275,9 +277,11 @@ export class OrderMirror {
    * loop asks for the next change (at least once: dedupe by `id`); a consumer seen the first time
    * starts at `from`: `"beginning"` (the default, the oldest kept change) or `"now"`. Without a
    * consumer, the changes from now on (or from the oldest kept one with `from: "beginning"`). A
-   * position whose next changes retention deleted throws `ChangesExpiredError`. Ends when
-   * `signal` aborts or the mirror closes; a store that cannot be read for a while is waited out
-   * with warnings.
+   * position whose next changes retention deleted throws `ChangesExpiredError`. On PostgreSQL a
+   * consumer name is a group: processes reading one name split the stream (each change to one of
+   * them, one order's changes to one at a time, in id order), and a loop wakes on `LISTEN` when
+   * another process commits. Ends when `signal` aborts or the mirror closes; a store that cannot be
+   * read for a while is waited out with warnings.
    */
   async *changes(
     options: { consumer?: string; signal?: AbortSignal; from?: ChangesFrom } = {},
@@ -306,6 +310,21 @@ export class OrderMirror {
     const where = checkFrom(to, "resetConsumer's to");
     await this.#open();
     await resetConsumer(this.#ctx.store, name, where);
+  }
+
+  /**
+   * Hands `handler` the consumer's next changes, up to `batchSize` at a time, and advances its
+   * position only when the handler resolves; goes on until `signal` aborts (then resolves, the
+   * batch under way finished and stored) or the mirror closes. On PostgreSQL `tx` is the
+   * transaction that stores the position (`tx.exactlyOnce`, `tx.query`): writes made through it
+   * happen exactly once, crash or not, and processes consuming one name split the stream. On
+   * SQLite it is at least once. A handler that throws leaves its batch unacknowledged (its writes
+   * through `tx` rolled back) and `consume()` rejects with that error; the batch comes again.
+   */
+  async consume(options: ConsumeOptions): Promise<void> {
+    this.#checkOpen();
+    await this.#open();
+    return consume(this.#ctx, this.#feed, options);
   }
 
   /** The stored order with its items and shipments, money as `Decimal`; undefined when never seen. */
@@ -405,7 +424,7 @@ export class OrderMirror {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#feed.close();
+    await this.#feed.close();
     this.#unwatch();
     await this.#reader.idle();
     retireHolder(this.#ctx.holder);

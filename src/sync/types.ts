@@ -317,6 +317,14 @@ export interface OrderMirrorOptions {
    */
   retentionMs?: number;
   /**
+   * How long a member of a consumer group (PostgreSQL: processes reading one consumer name) may sit
+   * on a claimed batch, idle, before the server ends its transaction and its unfinished share passes
+   * to the other members. A member whose process dies loses its share at once (its connection
+   * closes). A handler or loop body that takes longer than this on one batch loses it too.
+   * @default 30000 (30 s)
+   */
+  consumerLeaseMs?: number;
+  /**
    * Where warnings go (a failed read, a store error, a process that cannot keep up), each with the
    * problem's code and what the mirror does next; never a token or a body.
    * @default warnings to stderr

@@ -1,4 +1,5 @@
 import { PartnerOrdersError } from "../../core/errors";
+import type { ConsumerGroupStore } from "../consume-types";
 import { MirrorError, SchemaVersionError, type StoreAccount, StoreAccountError } from "../errors";
 import { holderIsDead } from "../holder";
 import type { Change, MirrorStore } from "../types";
@@ -13,6 +14,8 @@ import {
   redactConnectionString,
 } from "./pg-connection";
 import { changeStreamV3, insertChange, pgStream } from "./pg-stream";
+import { ConsumerGroups } from "./postgres-groups";
+import { ChangeListener, channelName } from "./postgres-listen";
 import {
   type ChangeRow,
   changeToRow,
@@ -23,7 +26,9 @@ import {
   snapshotCandidate,
 } from "./rows";
 import {
+  CONSUMER_GROUP_COLUMNS,
   checkColumns,
+  consumerGroupsV3,
   EXPECTED_COLUMNS,
   MIRROR_SCHEMA_VERSION,
   parseAccount,
@@ -62,7 +67,9 @@ const LEGACY_KEYS = { outbox: -7_311_001n, open: -7_311_002n };
  * `StoreUnavailableError`, which the mirror rides out. A pool you pass needs its own
  * `pool.on("error", ...)` listener for connections that fail while idle in it; the pool the store
  * makes from a connection string has one. While this process holds the sweep it keeps one
- * connection of the pool checked out (the server releases the sweep when that connection dies).
+ * connection of the pool checked out (the server releases the sweep when that connection dies);
+ * while its `changes()` or `consume()` loops wait, one more listens for commits (`LISTEN`), and
+ * each batch a named consumer has claimed holds one until it is acknowledged.
  *
  * @example
  * const mirror = new OrderMirror({ client, store: postgresStore(process.env.DATABASE_URL) });
@@ -87,6 +94,7 @@ export function postgresStore(
     leases: `${prefix}po_leases`,
     meta: `${prefix}po_meta`,
     externalIds: `${prefix}po_external_ids`,
+    consumerOrders: `${prefix}po_consumer_orders`,
   };
   const keys =
     schema === undefined
@@ -115,8 +123,12 @@ export function postgresStore(
   );
   const q = (text: string, values?: unknown[]) => connections.query(text, values);
   const leases = new LeaseSessions(connections, t.leases, leaseKey);
+  const channel = channelName(schema);
+  const groups = new ConsumerGroups(connections, t, schema ?? "");
+  const listener = new ChangeListener(connections, channel);
 
-  return {
+  // The group methods stay off the public type: the mirror finds them with isGroupStore.
+  const store: MirrorStore & ConsumerGroupStore = {
     async open() {
       if (!db) {
         const pg = await loadPg();
@@ -214,6 +226,8 @@ export function postgresStore(
             const row = inserted.rows[0] as { id: string; snapshot: boolean };
             written.push({ ...change, id: Number(row.id), snapshot: row.snapshot } as Change);
           }
+          // Delivered on COMMIT, to every process listening: their consumers wake at once.
+          await client.query("SELECT pg_notify($1, '')", [channel]);
         }
         return written;
       });
@@ -308,8 +322,11 @@ export function postgresStore(
       return row ? Number(row.position) : null;
     },
     async setPosition(consumer, id) {
+      // A group's per-order marks belong to the position they were made past: a position set
+      // anew (a reset) starts the group afresh, in the same statement.
       await q(
-        `INSERT INTO ${t.consumers} (name, position) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET position = excluded.position`,
+        `WITH cleared AS (DELETE FROM ${t.consumerOrders} WHERE consumer = $1)
+         INSERT INTO ${t.consumers} (name, position) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET position = excluded.position`,
         [consumer, id],
       );
     },
@@ -328,7 +345,10 @@ export function postgresStore(
       );
       return (rows[0] as { observed_at: string } | undefined)?.observed_at ?? null;
     },
+    claimChanges: (consumer, limit, leaseMs) => groups.claim(consumer, limit, leaseMs),
+    watchChanges: (wake) => listener.watch(wake),
     async close() {
+      await listener.close();
       await leases.closeAll();
       if (ownsPool) {
         const owned = db;
@@ -337,6 +357,7 @@ export function postgresStore(
       }
     },
   };
+  return store;
 }
 
 /**
@@ -552,7 +573,14 @@ async function prepareSchema(
   client: PgClientLike,
   schema: string | undefined,
   t: Record<
-    "orders" | "changes" | "checkpoints" | "consumers" | "leases" | "meta" | "externalIds",
+    | "orders"
+    | "changes"
+    | "checkpoints"
+    | "consumers"
+    | "leases"
+    | "meta"
+    | "externalIds"
+    | "consumerOrders",
     string
   >,
   where: string,
@@ -573,6 +601,7 @@ async function prepareSchema(
     await client.query(orderColumnsV3Postgres(t));
     await backfillPostgres(client, t);
     await client.query(changeStreamV3(t));
+    await client.query(consumerGroupsV3("postgres", t));
   }
   if (found < MIRROR_SCHEMA_VERSION)
     await client.query(`UPDATE ${t.meta} SET value = $1 WHERE name = 'schema_version'`, [
@@ -580,7 +609,11 @@ async function prepareSchema(
     ]);
   await checkColumns(
     where,
-    { ...EXPECTED_COLUMNS, po_leases: [...(EXPECTED_COLUMNS.po_leases ?? []), "locked"] },
+    {
+      ...EXPECTED_COLUMNS,
+      po_leases: [...(EXPECTED_COLUMNS.po_leases ?? []), "locked"],
+      ...CONSUMER_GROUP_COLUMNS,
+    },
     async (table) => {
       const { rows } = await client.query(
         "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped",

@@ -6,9 +6,10 @@ import { MirrorError, type StoreAccount } from "../errors";
  * stores carried a version are version 1; version 2 adds the writer claim (SQLite), when a lease's
  * holder took it, whether it holds it by a session lock (PostgreSQL), and the account; version 3
  * adds the orders' typed columns (status, updated_on, total, partner_order_id), the table of
- * their lines' external ids, `jsonb` payloads on PostgreSQL, and marks each change as part of the
- * first complete pass or not (the change stream). A store opens an older layout by migrating it
- * forward and refuses a newer one.
+ * their lines' external ids, `jsonb` payloads on PostgreSQL, marks each change as part of the
+ * first complete pass or not (the change stream), and adds each consumer group's progress per
+ * order (PostgreSQL). A store opens an older layout by migrating it forward and refuses a newer
+ * one.
  */
 export const MIRROR_SCHEMA_VERSION = 3;
 
@@ -113,3 +114,31 @@ export function validAccount(account: StoreAccount): StoreAccount {
   }
   return { partnerId: account.partnerId, baseUrl: account.baseUrl };
 }
+
+/**
+ * Version 3, consumer groups (PostgreSQL): what a named consumer has finished of each order, past
+ * its position. A row whose `done_id` is at or below the consumer's position says nothing more
+ * than the position and may be deleted. SQLite is one process, a group of one member: its
+ * position alone says it all, so the block is empty there. Idempotent, run in the migration's
+ * transaction.
+ */
+export function consumerGroupsV3(
+  dialect: "postgres" | "sqlite",
+  t: { consumerOrders: string; changes: string },
+): string {
+  if (dialect === "sqlite") return "";
+  // The changes of one order in id order: what a member reads of the orders it holds.
+  return `
+CREATE TABLE IF NOT EXISTS ${t.consumerOrders} (
+  consumer TEXT NOT NULL,
+  order_number BIGINT NOT NULL,
+  done_id BIGINT NOT NULL,
+  PRIMARY KEY (consumer, order_number)
+);
+CREATE INDEX IF NOT EXISTS po_changes_order_id ON ${t.changes} (order_number, id);`;
+}
+
+/** Columns version 3 adds for consumer groups, checked on open (PostgreSQL). */
+export const CONSUMER_GROUP_COLUMNS: Readonly<Record<string, readonly string[]>> = {
+  po_consumer_orders: ["consumer", "order_number", "done_id"],
+};

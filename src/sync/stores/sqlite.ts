@@ -22,6 +22,7 @@ import {
 } from "./rows";
 import {
   checkColumns,
+  consumerGroupsV3,
   EXPECTED_COLUMNS,
   MIRROR_SCHEMA_VERSION,
   parseAccount,
@@ -192,6 +193,7 @@ export function sqliteStore(path: string): MirrorStore {
             database.exec(orderColumnsV3Sqlite());
             backfillSqlite(database);
             database.exec(changeStreamV3());
+            database.exec(consumerGroupsV3("sqlite", { consumerOrders: "", changes: "" }));
           }
           database.pragma(`user_version = ${MIRROR_SCHEMA_VERSION}`);
         })

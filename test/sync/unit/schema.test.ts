@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { PartnerOrdersError } from "../../../src/core/errors";
 import { MirrorError } from "../../../src/sync/errors";
 import {
+  CONSUMER_GROUP_COLUMNS,
   checkColumns,
+  consumerGroupsV3,
   EXPECTED_COLUMNS,
   MIRROR_SCHEMA_VERSION,
   parseAccount,
@@ -16,6 +18,26 @@ const HINT =
 describe("the schema", () => {
   it("is at version 3", () => {
     expect(MIRROR_SCHEMA_VERSION).toBe(3);
+  });
+
+  it("adds a consumer group's progress per order at version 3, on PostgreSQL only", () => {
+    const sql = consumerGroupsV3("postgres", {
+      consumerOrders: '"s".po_consumer_orders',
+      changes: '"s".po_changes',
+    });
+    expect(sql).toContain('CREATE TABLE IF NOT EXISTS "s".po_consumer_orders');
+    expect(sql).toMatch(
+      /consumer TEXT NOT NULL,\s+order_number BIGINT NOT NULL,\s+done_id BIGINT NOT NULL,\s+PRIMARY KEY \(consumer, order_number\)/,
+    );
+    expect(sql).toContain(
+      'CREATE INDEX IF NOT EXISTS po_changes_order_id ON "s".po_changes (order_number, id)',
+    );
+    expect(
+      consumerGroupsV3("sqlite", { consumerOrders: "po_consumer_orders", changes: "po_changes" }),
+    ).toBe("");
+    expect(CONSUMER_GROUP_COLUMNS).toEqual({
+      po_consumer_orders: ["consumer", "order_number", "done_id"],
+    });
   });
 
   it("expects these tables and columns", () => {
