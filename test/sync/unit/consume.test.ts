@@ -48,6 +48,19 @@ function groupStore() {
   let looks = 0;
   let stops = 0;
   const store = {
+    // A consumer seen the first time is placed at the start; nothing was ever pruned.
+    async getPosition() {
+      return null;
+    },
+    async initPosition(_consumer: string, at: number) {
+      return at;
+    },
+    async prunedThrough() {
+      return 0;
+    },
+    async changesAfter() {
+      return [];
+    },
     async claimChanges(consumer: string, limit: number, leaseMs: number) {
       events.push(`claim ${consumer} ${limit} ${leaseMs}`);
       const next = queue.shift() ?? null;
@@ -297,7 +310,8 @@ describe("consume() on SQLite (one member, at least once)", () => {
       },
     });
     expect(batches).toEqual([[1, 2], [3, 4], [5]]);
-    expect(positions).toEqual([null, 2, 4]);
+    // A consumer seen the first time has its start stored at once, before its first batch.
+    expect(positions).toEqual([0, 2, 4]);
     expect(await t.store.getPosition("billing")).toBe(5);
     await t.store.close();
   });
