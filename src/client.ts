@@ -29,7 +29,7 @@ import { operation, Transport } from "./core/transport";
 import { userAgent } from "./core/user-agent";
 import { type Clock, systemClock } from "./internal/clock";
 import { collect } from "./internal/collect";
-import { attachMcpAccess } from "./internal/mcp-access";
+import { attachMcpAccess, type McpAccess } from "./internal/mcp-access";
 import { createMcpFetch } from "./internal/mcp-fetch";
 import { attachTransport } from "./internal/transport-access";
 import { Orders, submitOperation } from "./resources/orders";
@@ -70,34 +70,22 @@ export class PartnerOrders {
   readonly #connection: Connection;
   /** The one waiter behind `submitOrderAndWait` and `submissions.wait`. */
   readonly #waiter: SubmissionWaiter;
+  readonly #mcpAccess: McpAccess;
   #mcp: Promise<McpClient> | undefined;
 
   /**
    * Checks the options at once (a missing credential or an `http:` URL to a non-loopback host
    * throws {@link PartnerOrdersError} here), then sends nothing until the first call.
    */
-  constructor(options: ClientOptions = {}) {
-    const parent = derivingFrom;
-    derivingFrom = undefined;
-    if (parent) {
-      // withOptions(): the parent's connection, credential and token cache, some options changed.
-      this.#options = { ...parent.#options, ...resolveTuning(options, parent.#options) };
-      this.#clock = parent.#clock;
-      this.#log =
-        options.logger === undefined && options.logLevel === undefined
-          ? parent.#log
-          : createLog(options.logger ?? parent.#log.logger, options.logLevel ?? parent.#log.level);
-      this.#connection = parent.#connection;
-    } else {
-      this.#options = resolveOptions(options);
-      this.#clock = options.clock ?? systemClock;
-      this.#log = resolveLog(options.logger, options.logLevel, env("PARTNER_ORDERS_LOG"));
-      const mtls =
-        this.#options.mtls && new MtlsConnection(this.#options.mtls, this.#clock, this.#log);
-      const fetch = createFetch(options, mtls);
-      const tokens = createTokenSource(this.#options, fetch, this.#clock, this.#log);
-      this.#connection = { mtls, fetch, tokens };
-    }
+  constructor(options?: ClientOptions);
+  /** @internal `withOptions()`: the parts a derived client shares with its parent. */
+  constructor(options: ClientOptions, parts: ClientParts);
+  constructor(options: ClientOptions = {}, parts?: ClientParts) {
+    const own = parts && derived.has(parts) ? parts : PartnerOrders.#assemble(options);
+    this.#options = own.options;
+    this.#clock = own.clock;
+    this.#log = own.log;
+    this.#connection = own.connection;
     const { fetch: fetchFn, tokens } = this.#connection;
     this.#transport = new Transport({
       baseUrl: this.#options.baseUrl,
@@ -128,7 +116,7 @@ export class PartnerOrders {
     // partner-orders/sync reads its list pages through this client's own request path.
     attachTransport(this, this.#transport);
     // partner-orders/mcp reaches the same fetch and token cache through a symbol, not a public field.
-    attachMcpAccess(
+    this.#mcpAccess = attachMcpAccess(
       this,
       this.#options.baseUrl,
       createMcpFetch(fetchFn, tokens, this.#options, this.#clock, this.#log),
@@ -152,12 +140,37 @@ export class PartnerOrders {
    */
   withOptions(overrides: ClientOverrides): PartnerOrders {
     checkOverrides(overrides);
-    derivingFrom = this;
-    try {
-      return new PartnerOrders(overrides);
-    } finally {
-      derivingFrom = undefined;
-    }
+    return PartnerOrders.#derive(this, overrides);
+  }
+
+  /** A new client's parts, from its options alone. */
+  static #assemble(options: ClientOptions): ClientParts {
+    const resolved = resolveOptions(options);
+    const clock = options.clock ?? systemClock;
+    const log = resolveLog(options.logger, options.logLevel, env("PARTNER_ORDERS_LOG"));
+    const mtls = resolved.mtls && new MtlsConnection(resolved.mtls, clock, log);
+    const fetch = createFetch(options, mtls);
+    const tokens = createTokenSource(resolved, fetch, clock, log);
+    return { options: resolved, clock, log, connection: { mtls, fetch, tokens } };
+  }
+
+  /** `withOptions()`: the parent's connection, credential and token cache, some options changed. */
+  static #derive(parent: PartnerOrders, overrides: ClientOverrides): PartnerOrders {
+    const log =
+      overrides.logger === undefined && overrides.logLevel === undefined
+        ? parent.#log
+        : createLog(
+            overrides.logger ?? parent.#log.logger,
+            overrides.logLevel ?? parent.#log.level,
+          );
+    const parts: ClientParts = {
+      options: { ...parent.#options, ...resolveTuning(overrides, parent.#options) },
+      clock: parent.#clock,
+      log,
+      connection: parent.#connection,
+    };
+    derived.add(parts);
+    return new PartnerOrders(overrides, parts);
   }
 
   /**
@@ -173,7 +186,8 @@ export class PartnerOrders {
    */
   get mcp(): Promise<McpClient> {
     if (!this.#mcp) {
-      const connecting = import("./mcp/index").then((m) => m.connectMcp(this));
+      const access = this.#mcpAccess;
+      const connecting = import("./internal/mcp-connect").then((m) => m.connectWithAccess(access));
       // A failed connection is not kept: the next use tries again.
       connecting.catch(() => {
         if (this.#mcp === connecting) this.#mcp = undefined;
@@ -283,11 +297,16 @@ interface Connection {
   tokens: TokenSource | undefined;
 }
 
-/**
- * The client `withOptions` is deriving from, handed to the constructor it calls synchronously, so
- * the public constructor keeps its one argument.
- */
-let derivingFrom: PartnerOrders | undefined;
+/** What a client is made of; a client made by `withOptions` shares its parent's connection. */
+interface ClientParts {
+  options: ResolvedOptions;
+  clock: Clock;
+  log: ClientLog;
+  connection: Connection;
+}
+
+/** Parts made by `withOptions` itself: the constructor takes no others from a caller. */
+const derived = new WeakSet<ClientParts>();
 
 /** How this client's requests leave (core/send.ts sends them all: API, token and MCP). */
 function createFetch(options: ClientOptions, mtls: MtlsConnection | undefined): Channel {

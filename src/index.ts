@@ -1,5 +1,6 @@
 export { PartnerOrders } from "./client";
 export type { APIPromise, WithResponse } from "./core/api-promise";
+export { Decimal } from "./core/decimal";
 export type { Problem, ProblemCode, Violation, WebhookVerificationReason } from "./core/errors";
 export {
   APIConnectionError,
@@ -59,7 +60,6 @@ export type {
   SubmittedOrder,
   SubmittedOrderLine,
 } from "./core/models";
-export { Decimal } from "./core/money";
 export type { MtlsCertificateInfo, MtlsCertificateReason } from "./core/mtls";
 // Mutual TLS: the certificate checks a client runs before first use.
 export { checkMtlsCertificate, MtlsCertificateError, mtlsPolicy } from "./core/mtls";

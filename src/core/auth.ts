@@ -1,11 +1,11 @@
-import { obtainSharedToken } from "../fleet/shared-token";
-import { type SharedToken, tokenCacheKey } from "../fleet/token-cache";
 import type { Clock } from "../internal/clock";
 import { AuthenticationError, errorFromResponse } from "./errors";
 import type { Log } from "./logger";
 import type { ResolvedOptions } from "./options";
 import { SecretSet } from "./redact";
 import { type Channel, send } from "./send";
+import { obtainSharedToken } from "./shared-token";
+import { type SharedToken, tokenCacheKey } from "./token-cache";
 
 /** Where a call's bearer token comes from. */
 export interface TokenSource {

@@ -1,9 +1,8 @@
-import type { RateLimitGate } from "../fleet/rate-limit-gate";
-import type { TokenCache } from "../fleet/token-cache";
 import type { Clock } from "../internal/clock";
 import { PartnerOrdersError } from "./errors";
 import { resolveHeaders } from "./headers";
 import type { Logger, LogLevel } from "./logger";
+import type { RateLimitGate } from "./rate-limit-gate";
 import {
   defaultRetryPolicy,
   RetryBudget,
@@ -11,6 +10,7 @@ import {
   type RetryPolicy,
   resolveRetryPolicy,
 } from "./retry";
+import type { TokenCache } from "./token-cache";
 
 /** A client certificate for the mutual-TLS host (PEM strings or buffers). */
 export interface MtlsOptions {

@@ -1,5 +1,4 @@
 import createClient, { type FetchOptions } from "openapi-fetch";
-import type { RateLimitGate } from "../fleet/rate-limit-gate";
 import type { operations, paths } from "../generated/openapi";
 import { routes } from "../generated/routes";
 import type { Clock } from "../internal/clock";
@@ -21,6 +20,7 @@ import type { Log } from "./logger";
 import type { ResponseModels } from "./models";
 import { decodeBody } from "./money";
 import type { RequestOptions } from "./options";
+import type { RateLimitGate } from "./rate-limit-gate";
 import { boundText } from "./redact";
 import { type RetryBudget, type RetryPolicy, withRetries } from "./retry";
 import { type Channel, send, untilAborted } from "./send";
