@@ -26,6 +26,16 @@ export {
   UnprocessableEntityError,
   WebhookVerificationError,
 } from "./core/errors";
+export type {
+  RetryableAnswer,
+  RetryBudgetOptions,
+  RetryOptions,
+  RetryPolicy,
+  RetryRule,
+  RetryRules,
+} from "./core/http/policy";
+// The default retry policy (README, "Errors and retries"); the `retry` client option changes it.
+export { defaultRetryPolicy } from "./core/http/policy";
 export type { Logger, LogLevel } from "./core/logger";
 export type {
   McpClient,
@@ -66,16 +76,6 @@ export { checkMtlsCertificate, MtlsCertificateError, mtlsPolicy } from "./core/m
 export type { ClientOptions, ClientOverrides, MtlsOptions, RequestOptions } from "./core/options";
 export type { Page, Paginated, ToArrayOptions } from "./core/pagination";
 export type { WaitOptions } from "./core/polling";
-export type {
-  RetryableAnswer,
-  RetryBudgetOptions,
-  RetryOptions,
-  RetryPolicy,
-  RetryRule,
-  RetryRules,
-} from "./core/retry";
-// The default retry policy (README, "Errors and retries"); the `retry` client option changes it.
-export { defaultRetryPolicy } from "./core/retry";
 export type { Clock } from "./internal/clock";
 export type { OrderListParams, Orders, PageParams, SubmitResult } from "./resources/orders";
 export type { ProductListParams, Products } from "./resources/products";
