@@ -23,5 +23,10 @@ if [ ${#files[@]} -eq 0 ]; then
 fi
 for file in "${files[@]}"; do
   echo "mutate-changed: $file"
-  npx --no stryker run --mutate "$file"
+  case "$file" in
+    # The PostgreSQL store is tested against a real server, started once for the run.
+    src/sync/stores/postgres.ts | src/sync/stores/pg-connection.ts)
+      npx --no stryker run stryker.postgres.config.mjs --mutate "$file" ;;
+    *) npx --no stryker run --mutate "$file" ;;
+  esac
 done

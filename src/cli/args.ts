@@ -11,11 +11,17 @@ export const USAGE = `usage: partner-orders <command> [options]
   submit order.json [--wait] [--timeout 120s]
                                           validate (nothing sent if invalid), submit, wait
   submissions wait ID [--timeout 120s]    wait for a submission to finish
-  sync [--db orders.db | --postgres URL] [--site N,N] [--once]
-                                          keep a local mirror until Ctrl-C (--once: one pass);
+  sync [--db orders.db | --postgres URL] [--site N,N] [--once] [--full]
+                                          keep a local mirror until Ctrl-C (--once: one pass;
+                                          --full: re-read every order first, closed ones too);
                                           --json prints each change, then a summary
   status [--db orders.db | --postgres URL]
                                           the mirror's health, read from its store only
+  consumers [--db orders.db | --postgres URL]
+                                          each consumer of the changes: position and lag
+  consumers reset NAME --to now|beginning [--db orders.db | --postgres URL]
+                                          move a consumer past the newest change, or to the
+                                          oldest kept one
   sandbox [--port N] [--seed N] [--host H]
                                           an in-memory service on loopback
 
@@ -37,9 +43,11 @@ const OPTIONS = {
   db: { type: "string" },
   postgres: { type: "string" },
   once: { type: "boolean" },
+  full: { type: "boolean" },
   port: { type: "string" },
   seed: { type: "string" },
   host: { type: "string" },
+  to: { type: "string" },
 } as const;
 
 export type Parsed = ReturnType<typeof parse>;

@@ -1,6 +1,12 @@
 /** Text for people: the mirror's reports, progress and health, one compact line or block each. */
 
-import type { InvalidOrder, MirrorStatus, SyncProgress, SyncReport } from "../sync/types";
+import type {
+  ConsumerStatus,
+  InvalidOrder,
+  MirrorStatus,
+  SyncProgress,
+  SyncReport,
+} from "../sync/types";
 
 /** `850 ms`, `12 s`, `3 min 5 s`, `2 h 10 min`, `3 d 4 h`. */
 export function formatDuration(ms: number): string {
@@ -18,8 +24,8 @@ const count = (n: number, one: string, many = `${one}s`) =>
   `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 
 /** The rewritten line while a pass runs: `syncing: 12 pages, 2,400 orders, 310 requests, 20.5/s`. */
-export function formatProgress(p: SyncProgress): string {
-  return `syncing: ${count(p.pages, "page")}, ${count(p.orders, "order")}, ${count(p.requests, "request")}, ${p.ratePerSecond.toFixed(1)}/s`;
+export function formatProgress(p: SyncProgress, doing = "syncing"): string {
+  return `${doing}: ${count(p.pages, "page")}, ${count(p.orders, "order")}, ${count(p.requests, "request")}, ${p.ratePerSecond.toFixed(1)}/s`;
 }
 
 /** `100123 totals.order: not a decimal`; an order whose number could not be read shows `?`. */
@@ -154,12 +160,19 @@ export function formatStatus(status: MirrorStatus, now: number): string {
     error ? `${error.at}${ago(error.at)} ${error.code}: ${error.message}` : "none",
   ]);
   if (status.consumers.length === 0) rows.push(["consumers", "none"]);
-  const width = Math.max(0, ...status.consumers.map((c) => c.name.length));
-  status.consumers.forEach((c, i) => {
+  formatConsumers(status.consumers).forEach((line, i) => {
+    rows.push([i === 0 ? "consumers" : "", line]);
+  });
+  return rows.map(([label, value]) => `${(label && `${label}:`).padEnd(16)}${value}`).join("\n");
+}
+
+/** One line per consumer, names aligned: `billing  at 120, 380 changes behind (2 h)`. */
+export function formatConsumers(consumers: ConsumerStatus[]): string[] {
+  const width = Math.max(0, ...consumers.map((c) => c.name.length));
+  return consumers.map((c) => {
     const lag = c.lagChanges
       ? `${count(c.lagChanges, "change")} behind (${formatDuration(c.lagMs)})`
       : "caught up";
-    rows.push([i === 0 ? "consumers" : "", `${c.name.padEnd(width)}  at ${c.position}, ${lag}`]);
+    return `${c.name.padEnd(width)}  at ${c.position}, ${lag}`;
   });
-  return rows.map(([label, value]) => `${(label && `${label}:`).padEnd(16)}${value}`).join("\n");
 }

@@ -3,6 +3,7 @@ import { RequestValidationError } from "../core/errors";
 import { diagnose } from "../internal/diagnose";
 import { SweepHeldError } from "../sync/errors";
 import { int, parseCommandLine, USAGE, UsageError } from "./args";
+import { listConsumers, resetConsumerCommand } from "./consumers";
 import { status, sync } from "./mirror";
 import { cliLogger, Output } from "./output";
 import { sandbox } from "./sandbox";
@@ -90,6 +91,11 @@ async function dispatch(
       return waitForSubmission(client(), rest[0], values, out);
     case "status":
       return status(client, values, out);
+    case "consumers":
+      return listConsumers(client, values, out);
+    case "consumers reset":
+      if (rest.length > 1) throw new UsageError("consumers reset takes one NAME");
+      return resetConsumerCommand(client, rest[0], values, out);
     case "sandbox":
       return sandbox(values, out);
   }

@@ -4,6 +4,8 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { PartnerOrders } from "../client";
 import { MirrorError } from "../sync/errors";
+import type { OrderMirror } from "../sync/mirror";
+import type { ResyncOptions } from "../sync/resync";
 import type {
   Change,
   MirrorStatus,
@@ -28,6 +30,7 @@ import { cliLogger, type Output } from "./output";
 /** What the commands use of an `OrderMirror`. */
 export interface Mirror {
   sync(options?: SyncOptions): Promise<SyncReport>;
+  resync(options?: ResyncOptions): Promise<SyncReport>;
   run(options?: RunOptions): Promise<void>;
   changes(options?: { signal?: AbortSignal }): AsyncIterable<Change>;
   status(): Promise<MirrorStatus>;
@@ -38,7 +41,7 @@ export interface Mirror {
 const SWEEP_INTERVAL_MS = 15 * 60_000;
 const OPEN_ORDER_INTERVAL_MS = 5 * 60_000;
 
-/** `sync [--db FILE | --postgres URL] [--site N,N] [--once]`. */
+/** `sync [--db FILE | --postgres URL] [--site N,N] [--once] [--full]`. */
 export async function sync(client: PartnerOrders, values: Values, out: Output): Promise<number> {
   const target = storeTarget(values, "sync");
   const siteIds = ints(values.site, "--site");
@@ -68,6 +71,7 @@ export async function sync(client: PartnerOrders, values: Values, out: Output): 
       mirror,
       {
         once: values.once === true,
+        full: values.full === true,
         signal: stop.signal,
         start: formatStart({
           store: target.describe,
@@ -87,12 +91,20 @@ export async function sync(client: PartnerOrders, values: Values, out: Output): 
 
 /**
  * One pass (`once`) or `run()` until `signal` aborts, with a progress line on a terminal, a line per
- * pass, and with --json each change as a JSON line and the totals as one object at the end. Closes
- * the mirror. An error that ends the pass or the run is thrown, once the mirror is closed.
+ * pass, and with --json each change as a JSON line and the totals as one object at the end. With
+ * `full`, a resync first (every order re-read, closed ones too), its progress shown the same way;
+ * with `once` too, the resync is the pass. Closes the mirror. An error that ends the pass or the run
+ * is thrown, once the mirror is closed.
  */
 export async function syncWith(
   mirror: Mirror,
-  options: { once: boolean; signal: AbortSignal; start: string; now?: () => Date },
+  options: {
+    once: boolean;
+    full?: boolean;
+    signal: AbortSignal;
+    start: string;
+    now?: () => Date;
+  },
   out: Output,
 ): Promise<number> {
   const now = options.now ?? (() => new Date());
@@ -107,13 +119,24 @@ export async function syncWith(
   let failure: { error: unknown } | undefined;
   try {
     if (options.once) {
-      const report = await mirror.sync({ onProgress });
+      const report = options.full
+        ? await mirror.resync({ onProgress: resyncProgress(out), signal: running.signal })
+        : await mirror.sync({ onProgress });
       addPass(summary, report);
       out.endProgress();
       await printer?.drain(report.changesWritten);
       if (!out.json) out.text(formatReport(report));
     } else {
       out.info(options.start);
+      if (options.full) {
+        const report = await mirror.resync({
+          onProgress: resyncProgress(out),
+          signal: running.signal,
+        });
+        addPass(summary, report);
+        out.endProgress();
+        out.info(`resync: ${formatPass(summary.passes, report, now())}`);
+      }
       await mirror.run({
         signal: running.signal,
         onProgress,
@@ -142,6 +165,12 @@ export async function syncWith(
   if (printing) throw printing;
   return 0;
 }
+
+/** The progress line of a resync: the pass's counts, named as what it is. */
+const resyncProgress =
+  (out: Output): SyncOptions["onProgress"] =>
+  (p) =>
+    out.progress(formatProgress(p, "resyncing"));
 
 /**
  * Prints each change the mirror writes from now on, as a JSON line. `drain(n)` stops once `n` have
@@ -181,7 +210,7 @@ function printChanges(mirror: Mirror, running: AbortController, out: Output) {
 /** Where the mirror is kept, checked before anything is opened, and how to name it to a person. */
 function storeTarget(
   values: Values,
-  command: "sync" | "status",
+  command: "sync" | "status" | "consumers",
 ): { describe: string; open: () => Promise<MirrorStore> } {
   if (values.db !== undefined && values.postgres !== undefined) {
     throw new UsageError("give --db or --postgres, not both");
@@ -203,7 +232,7 @@ function storeTarget(
     );
   }
   // SQLite creates a missing file: status would report on an empty mirror it just made.
-  if (command === "status" && !existsSync(path)) {
+  if (command !== "sync" && !existsSync(path)) {
     throw new MirrorError("store_not_found", `${path} does not exist: no mirror is kept there`, {
       hint: "give --db the file `partner-orders sync` writes (orders.db unless --db said otherwise)",
     });
@@ -235,7 +264,23 @@ export async function status(
   values: Values,
   out: Output,
 ): Promise<number> {
-  const target = storeTarget(values, "status");
+  const report = await withStore(client, values, "status", (mirror) => mirror.status());
+  if (out.json) out.one(report);
+  else out.text(formatStatus(report, Date.now()));
+  return 0;
+}
+
+/**
+ * `work` on a mirror of the store the flags name, for commands that only read or move consumers:
+ * no credential needed (a client that never sends anything when the flags make none). Closes it.
+ */
+export async function withStore<T>(
+  client: () => PartnerOrders,
+  values: Values,
+  command: "status" | "consumers",
+  work: (mirror: OrderMirror) => Promise<T>,
+): Promise<T> {
+  const target = storeTarget(values, command);
   const { OrderMirror } = await import("../sync/index");
   let reader: PartnerOrders;
   try {
@@ -243,19 +288,17 @@ export async function status(
   } catch {
     reader = new PartnerOrders({
       baseUrl: "http://127.0.0.1/",
-      accessToken: () => Promise.reject(new Error("status sends no request")),
+      accessToken: () => Promise.reject(new Error(`${command} sends no request`)),
     });
   }
   const mirror = new OrderMirror({ client: reader, store: await target.open() });
-  let report: MirrorStatus;
+  let result: T;
   try {
-    report = await mirror.status();
+    result = await work(mirror);
   } catch (error) {
     await mirror.close().catch(() => undefined);
     throw error;
   }
   await mirror.close();
-  if (out.json) out.one(report);
-  else out.text(formatStatus(report, Date.now()));
-  return 0;
+  return result;
 }

@@ -2,6 +2,7 @@ import type { PartnerOrders } from "../client";
 import { APIError, isPartnerOrdersError } from "../core/errors";
 import type { Log } from "../core/logger";
 import type { Clock } from "../internal/clock";
+import type { PartnerIds } from "./partner-ids";
 import type { InvalidOrder, MirrorStore, SyncProgress, SyncReport } from "./types";
 
 /** Which parts of an order one read fetches. */
@@ -34,12 +35,16 @@ export interface MirrorContext {
   readonly openIntervalMs: number;
   readonly leaseMs: number;
   readonly concurrency: number;
+  /** How long changes are kept before `run()` deletes them. */
+  readonly retentionMs: number;
   /** The counters of the pass under way (or of `run()` since its last pass). */
   report: Counters;
   /** Tells `changes()` loops of this process that changes were written. */
   changed(): void;
   /** Orders kept out as invalid, kept in the store so every process's `status()` sees them. */
   readonly invalid: InvalidOrders;
+  /** PartnerOrderIds learnt (from events, from submissions) and not yet written. */
+  readonly partnerIds?: PartnerIds;
   /** Logs a warning with the error's code and what the mirror does next, and records it. */
   warn(message: string, error: unknown, next: string): void;
 }

@@ -22,6 +22,8 @@ export interface Observation {
   /** Epoch ms; the mirror's schedule for the order's next poll, computed by the caller. */
   nextPollAt: (closed: boolean, wasClosed: boolean | undefined) => number | null;
   sweep?: number;
+  /** The partner's id of the order, when the mirror learnt it (an event, a submission). */
+  partnerOrderId?: string;
 }
 
 /**
@@ -124,6 +126,7 @@ export function decide(current: StoredOrder | undefined, seen: Observation): Com
       unresolvable: true,
       nextPollAt: null,
       seenInSweep: seen.sweep ?? 0,
+      ...partnerOrderIdOf(seen, undefined),
     };
     return { next, changes };
   }
@@ -159,8 +162,15 @@ export function decide(current: StoredOrder | undefined, seen: Observation): Com
     unresolvable: false,
     nextPollAt: seen.nextPollAt(closed, current?.closed),
     seenInSweep: seen.sweep ?? current?.seenInSweep ?? 0,
+    ...partnerOrderIdOf(seen, current),
   };
   return { next, changes };
+}
+
+/** The partnerOrderId to keep: the one just learnt, else the stored one; absent when neither. */
+function partnerOrderIdOf(seen: Observation, current: StoredOrder | undefined) {
+  const id = seen.partnerOrderId ?? current?.partnerOrderId;
+  return id === undefined ? {} : { partnerOrderId: id };
 }
 
 /**

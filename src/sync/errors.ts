@@ -136,3 +136,34 @@ export class StoreUnavailableError extends MirrorError {
     });
   }
 }
+
+/**
+ * Changes a consumer had not finished were deleted by retention (`retentionMs`): it cannot go on
+ * without a gap. Nothing was handed out past its position; `resetConsumer` moves it on.
+ */
+export class ChangesExpiredError extends MirrorError {
+  override name = "ChangesExpiredError";
+  constructor(
+    /** The consumer's name; undefined for a `changes()` loop without one. */
+    readonly consumer: string | undefined,
+    /** The id of the last change it finished. */
+    readonly position: number,
+    /** The highest change id retention deleted: changes after `position` up to it are gone. */
+    readonly prunedThrough: number,
+    /** The oldest change still kept; null when none is. */
+    readonly oldestKeptId: number | null,
+  ) {
+    const who =
+      consumer === undefined ? "This changes() loop" : `The consumer ${JSON.stringify(consumer)}`;
+    super(
+      "changes_expired",
+      `${who} is at change ${position}, but the changes after it up to ${prunedThrough} were deleted by retention (retentionMs): ids ${position + 1} to ${prunedThrough} are gone, at most ${prunedThrough - position} changes; the oldest change kept is ${oldestKeptId ?? "none (every change was deleted)"}.`,
+      {
+        hint:
+          consumer === undefined
+            ? "Start a new changes() loop; raise retentionMs to keep changes longer."
+            : `Reconcile what the gap may hold from mirror.get(), then mirror.resetConsumer(${JSON.stringify(consumer)}, "beginning") (the oldest kept change) or "now" (partner-orders consumers reset ${consumer} --to beginning); raise retentionMs to keep changes longer.`,
+      },
+    );
+  }
+}

@@ -6,7 +6,12 @@ import { FATAL_MIRROR_CODES, MirrorError } from "./errors";
  * problem's code and what to do; undefined when waiting may mend it.
  */
 export function fatalError(error: unknown): MirrorError | undefined {
-  if (error instanceof MirrorError) return FATAL_MIRROR_CODES.has(error.code) ? error : undefined;
+  if (error instanceof MirrorError) {
+    // One made here and thrown again once a batch of reads ended (a credential revoked mid-round)
+    // carries the refusal as its cause: it still ends the mirror.
+    const fatal = FATAL_MIRROR_CODES.has(error.code) || fatalError(error.cause) !== undefined;
+    return fatal ? error : undefined;
+  }
   const { fatal, code, message, hint } = diagnose(error);
   if (!fatal) return undefined;
   return new MirrorError(code, `The mirror stops: ${message}`, { hint, cause: error });

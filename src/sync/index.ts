@@ -4,6 +4,7 @@
  */
 
 export {
+  ChangesExpiredError,
   MirrorError,
   SchemaVersionError,
   type StoreAccount,
@@ -13,6 +14,8 @@ export {
   SweepHeldError,
 } from "./errors";
 export { OrderMirror } from "./mirror";
+export type { OrderQuery } from "./query";
+export type { ResyncOptions } from "./resync";
 export {
   type PgClientLike,
   type PgPoolLike,
@@ -26,6 +29,7 @@ export type {
   Change,
   ChangeBase,
   ChangeCause,
+  ChangesFrom,
   ChangeType,
   Commit,
   ConsumerStatus,
@@ -38,6 +42,7 @@ export type {
   OrderMirrorOptions,
   RunOptions,
   StoredOrder,
+  StoreOrderQuery,
   SyncOptions,
   SyncProgress,
   SyncReport,

@@ -1,9 +1,9 @@
 import { PartnerOrdersError } from "../core/errors";
 import { createLog } from "../core/logger";
-import type { OrderItem, Shipment } from "../core/models";
 import { systemClock } from "../internal/clock";
 import { listOrdersPage } from "../resources/lenient-page";
-import { eventParts, isTestEvent, type WebhookEvent } from "../webhooks/events";
+import type { WebhookEvent } from "../webhooks/events";
+import { checkConsumer, checkEvent, checkFrom, isOrderNumber, positive } from "./checks";
 import {
   ALL,
   Counters,
@@ -11,7 +11,6 @@ import {
   InvalidOrders,
   type MirrorContext,
   messageOf,
-  type Parts,
   parseJson,
   STATUS,
 } from "./context";
@@ -19,10 +18,16 @@ import { MirrorError } from "./errors";
 import { fatalError } from "./fatal";
 import { Feed } from "./feed";
 import { newHolder, retireHolder } from "./holder";
+import { PartnerIds, partnerOrderIdOf } from "./partner-ids";
+import { mirrored, type OrderQuery, queryOrders } from "./query";
 import { Reader } from "./reader";
+import { type ResyncOptions, resyncSites, resyncUnderLease } from "./resync";
+import { consumerStatuses, DEFAULT_RETENTION_MS, pruneChanges, resetConsumer } from "./stream";
 import { type ListPage, Sweeper } from "./sweep";
 import type {
   Change,
+  ChangesFrom,
+  ConsumerStatus,
   MirroredOrder,
   MirrorStatus,
   OrderMirrorOptions,
@@ -30,7 +35,6 @@ import type {
   SyncOptions,
   SyncReport,
 } from "./types";
-import { reviveItem, reviveOrder, reviveShipment } from "./values";
 
 /** Event ids remembered, so a delivery repeated later is not read again. */
 const RECENT_EVENTS = 10_000;
@@ -57,6 +61,8 @@ export class OrderMirror {
   #warnedBehindAt = Number.NEGATIVE_INFINITY;
   /** The sites asked for; undefined for every granted site. */
   readonly #sites: ReadonlySet<number> | undefined;
+  /** Stops learning partnerOrderIds from the client's submissions. */
+  readonly #unwatch: () => void;
   #closed = false;
 
   constructor(options: OrderMirrorOptions) {
@@ -82,9 +88,11 @@ export class OrderMirror {
       openIntervalMs: positive(options.openOrderIntervalMs ?? 5 * 60_000, "openOrderIntervalMs"),
       leaseMs: positive(options.sweepLeaseMs ?? 60_000, "sweepLeaseMs"),
       concurrency,
+      retentionMs: positive(options.retentionMs ?? DEFAULT_RETENTION_MS, "retentionMs"),
       report: new Counters(clock),
       changed: () => this.#feed.notify(),
       invalid: new InvalidOrders(store),
+      partnerIds: new PartnerIds(),
       warn: (message, error, next) => {
         const code = codeOf(error);
         const said = messageOf(error).slice(0, 300);
@@ -97,6 +105,9 @@ export class OrderMirror {
     this.#reader = new Reader(ctx);
     this.#sweeper = new Sweeper(ctx, this.#reader, (siteId, cursor) => this.#page(siteId, cursor));
     this.#feed = new Feed(ctx);
+    this.#unwatch = (ctx.partnerIds as PartnerIds).watch(ctx.client, (orderNumber, id) =>
+      this.#writePartnerOrderId(orderNumber, id),
+    );
   }
 
   /**
@@ -141,6 +152,7 @@ export class OrderMirror {
     this.#checkOpen();
     await this.#startRunning(signal);
     let nextSweep = clock.now();
+    let nextPrune = clock.now();
     let sweepFailures = 0;
     let pollFailures = 0;
     this.#ctx.report = new Counters(clock, onProgress);
@@ -175,6 +187,11 @@ export class OrderMirror {
           );
           nextSweep = clock.now() + waitMs;
         }
+      }
+      // Retention, after the sweep: once per sweep interval in each process.
+      if (clock.now() >= nextPrune) {
+        nextPrune = clock.now() + sweepIntervalMs;
+        await pruneChanges(this.#ctx);
       }
       // Polls wait while a round keeps failing (the database read-only, a full disk), not spin.
       let pollsResume = clock.now();
@@ -226,6 +243,9 @@ export class OrderMirror {
     if (this.#sites && !this.#sites.has((event as { siteId?: unknown }).siteId as number)) return;
     const known = this.#events.get(named.eventId);
     if (known) return known;
+    const partnerOrderId = partnerOrderIdOf((event as { partnerOrderId?: unknown }).partnerOrderId);
+    if (partnerOrderId !== undefined)
+      this.#ctx.partnerIds?.learn(named.orderNumber, partnerOrderId);
     const read = this.#startWriting()
       .then(() => this.#reader.schedule(named.orderNumber, named.parts, "webhook"))
       .then(() => undefined);
@@ -251,29 +271,93 @@ export class OrderMirror {
   }
 
   /**
-   * Changes in id order. With `consumer`, from its stored position (the first change for a new
-   * consumer), the position stored once the loop asks for the next change (at least once: dedupe
-   * by `id`); without, the changes from now on. Ends when `signal` aborts or the mirror closes; a
-   * store that cannot be read for a while is waited out with warnings.
+   * Changes in id order. With `consumer`, from its stored position, the position stored once the
+   * loop asks for the next change (at least once: dedupe by `id`); a consumer seen the first time
+   * starts at `from`: `"beginning"` (the default, the oldest kept change) or `"now"`. Without a
+   * consumer, the changes from now on (or from the oldest kept one with `from: "beginning"`). A
+   * position whose next changes retention deleted throws `ChangesExpiredError`. Ends when
+   * `signal` aborts or the mirror closes; a store that cannot be read for a while is waited out
+   * with warnings.
    */
   async *changes(
-    options: { consumer?: string; signal?: AbortSignal } = {},
+    options: { consumer?: string; signal?: AbortSignal; from?: ChangesFrom } = {},
   ): AsyncGenerator<Change, void, undefined> {
+    const { consumer, signal, from } = options;
+    if (consumer !== undefined) checkConsumer(consumer, "changes()");
+    const start = from === undefined ? undefined : checkFrom(from, "changes()'s from");
     await this.#open();
-    yield* this.#feed.changes(options.consumer, options.signal);
+    yield* this.#feed.changes(consumer, signal, start);
+  }
+
+  /** Every named consumer: its position, and how far it trails the newest change. */
+  async consumers(): Promise<ConsumerStatus[]> {
+    await this.#open();
+    return consumerStatuses(this.#ctx.store, this.#ctx.clock.now());
+  }
+
+  /**
+   * Moves a named consumer to the oldest kept change (`"beginning"`) or past the newest one
+   * (`"now"`), creating it when it is new: how a consumer behind retention (`ChangesExpiredError`)
+   * goes on. Stop the consumer's loops first: a running loop stores its own position as it goes.
+   */
+  async resetConsumer(name: string, to: ChangesFrom): Promise<void> {
+    this.#checkOpen();
+    checkConsumer(name, "resetConsumer");
+    const where = checkFrom(to, "resetConsumer's to");
+    await this.#open();
+    await resetConsumer(this.#ctx.store, name, where);
   }
 
   /** The stored order with its items and shipments, money as `Decimal`; undefined when never seen. */
   async get(orderNumber: number): Promise<MirroredOrder | undefined> {
     await this.#open();
     const row = await this.#ctx.store.get(orderNumber);
-    if (!row) return undefined;
-    return {
-      ...reviveOrder(row.order),
-      items: (row.items ?? []).map((item) => reviveItem<OrderItem>(item)),
-      shipments: (row.shipments ?? []).map((shipment) => reviveShipment<Shipment>(shipment)),
-      unresolvable: row.unresolvable,
-    } as MirroredOrder;
+    return row ? mirrored(row) : undefined;
+  }
+
+  /**
+   * The stored orders matching `query`, as `get()` gives them, by order number, read from the store
+   * a page at a time (a keyset on the order number, each filter on an indexed column). Works from
+   * any process, like `get()` and `changes()`. Bad options are refused with a `MirrorError`
+   * (`invalid_query`) when iteration starts.
+   *
+   * @example
+   * for await (const o of mirror.orders({ siteId: 12, status: "In Production", closed: false })) {
+   *   console.log(o.orderNumber, o.totals.order?.toFixed(2));
+   * }
+   */
+  orders(query?: OrderQuery): AsyncGenerator<MirroredOrder, void, undefined> {
+    return queryOrders(this.#ctx.store, query, () => this.#open());
+  }
+
+  /**
+   * Re-reads every order of `siteIds` (the mirror's sites by default), closed ones included: the
+   * list to its end, and every order's items and shipments, then stored orders the list no longer
+   * shows. Every difference is recorded as changes with cause `resync`. It takes the sweep lease,
+   * so it never runs beside a sweep (another process's sweep under way gives `SweepHeldError`); it
+   * checkpoints as it goes, so a resync of the same sites that was stopped resumes. Resolves with
+   * what it did.
+   */
+  async resync(options: ResyncOptions = {}): Promise<SyncReport> {
+    this.#checkOpen();
+    const siteIds = resyncSites(options.siteIds, this.#sites, this.#ctx.siteIds);
+    await this.#startWriting();
+    const counters = new Counters(this.#ctx.clock, options.onProgress);
+    this.#ctx.report = counters;
+    try {
+      const outcome = await this.#sweeper.underLease(() =>
+        resyncUnderLease(this.#ctx, this.#reader, this.#sweeper, siteIds, options.signal),
+      );
+      if (outcome === "held") {
+        const held = await this.#sweeper.heldError();
+        held.report = counters.report();
+        throw held;
+      }
+    } catch (error) {
+      this.#recordError(codeOf(error), messageOf(error));
+      throw error;
+    }
+    return counters.report();
   }
 
   /**
@@ -285,12 +369,11 @@ export class OrderMirror {
     await this.#open();
     const { store, clock, holder } = this.#ctx;
     const now = clock.now();
-    const [info, lease, due, consumers, last, lastSweep, lastError] = await Promise.all([
+    const [info, lease, due, consumers, lastSweep, lastError] = await Promise.all([
       store.info(),
       store.leaseHolder("sweep"),
       store.dueStats(now),
-      store.consumers(),
-      store.lastChangeId(),
+      consumerStatuses(store, now),
       store.getCheckpoint(STATUS.lastSweep),
       store.getCheckpoint(STATUS.lastError),
     ]);
@@ -312,17 +395,7 @@ export class OrderMirror {
       oldestDueLagMs: due.oldestDueAt === null ? null : Math.max(0, now - due.oldestDueAt),
       invalidOrders: invalid ?? [],
       lastError: parseJson(lastError) ?? null,
-      consumers: await Promise.all(
-        consumers.map(async ({ name, position }) => {
-          const oldest = position < last ? await store.firstObservedAfter(position) : null;
-          return {
-            name,
-            position,
-            lagChanges: Math.max(0, last - position),
-            lagMs: oldest === null ? 0 : Math.max(0, now - Date.parse(oldest)),
-          };
-        }),
-      ),
+      consumers,
       schemaVersion: info.schemaVersion,
       account: info.account,
     };
@@ -333,11 +406,31 @@ export class OrderMirror {
     if (this.#closed) return;
     this.#closed = true;
     this.#feed.close();
+    this.#unwatch();
     await this.#reader.idle();
     retireHolder(this.#ctx.holder);
     await this.#ctx.store.close();
     this.#opened = undefined;
     this.#writing = undefined;
+  }
+
+  /**
+   * A partnerOrderId learnt from a submission of this client, for an order the mirror may already
+   * store: written now, without a read, when this mirror writes in this process (else with the
+   * order's next read).
+   */
+  #writePartnerOrderId(orderNumber: number, id: string): void {
+    const writing = this.#writing;
+    if (!writing || this.#closed) return;
+    void writing
+      .then(() => (this.#ctx.partnerIds as PartnerIds).write(this.#ctx.store, orderNumber, id))
+      .catch((error) =>
+        this.#ctx.warn(
+          `recording the partnerOrderId of order ${orderNumber} failed`,
+          error,
+          "it is written with the order's next read",
+        ),
+      );
   }
 
   /** A closed mirror stays closed: a new process (or a new OrderMirror) opens the store again. */
@@ -442,40 +535,4 @@ export class OrderMirror {
       .setCheckpoint(STATUS.lastError, JSON.stringify({ at, code, message: message.slice(0, 500) }))
       .catch(() => undefined);
   }
-}
-
-/** The order and parts an event names; undefined for test events and types that name nothing. */
-function checkEvent(
-  event: WebhookEvent,
-): { eventId: string; orderNumber: number; parts: Parts } | undefined {
-  const shape = event as unknown as Record<string, unknown> | null;
-  if (typeof shape !== "object" || shape === null || Array.isArray(shape)) {
-    throw invalidEvent("must be a webhook event (from verifyWebhook or parseWebhook)");
-  }
-  if (typeof shape.eventId !== "string" || shape.eventId === "")
-    throw invalidEvent("its eventId must be a string, not empty");
-  if (typeof shape.type !== "string") throw invalidEvent("its type must be a string");
-  if (isTestEvent(event)) return undefined;
-  const parts = eventParts(shape.type);
-  if (!parts) return undefined;
-  if (!isOrderNumber(shape.orderNumber)) {
-    throw invalidEvent(
-      `its orderNumber must be a positive whole number, not ${String(shape.orderNumber).slice(0, 40)}`,
-    );
-  }
-  return { eventId: shape.eventId, orderNumber: shape.orderNumber, parts };
-}
-
-function invalidEvent(what: string): MirrorError {
-  return new MirrorError("invalid_event", `handleEvent: the event ${what}; nothing was read.`);
-}
-
-function isOrderNumber(value: unknown): value is number {
-  return Number.isSafeInteger(value) && (value as number) > 0;
-}
-
-function positive(value: number, name: string): number {
-  if (!(Number.isFinite(value) && value > 0))
-    throw new PartnerOrdersError(`${name} must be a positive number.`);
-  return value;
 }

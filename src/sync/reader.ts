@@ -138,6 +138,7 @@ export class Reader {
     // An order never read before is read whole, whatever named it.
     const parts = listed ? asked : stored?.order ? (from.listed ? ALL : asked) : ALL;
     const lines = parts.items && parts.shipments;
+    const partnerOrderId = this.#ctx.partnerIds?.get(orderNumber);
     const seen: Observation = {
       orderNumber,
       cause,
@@ -147,6 +148,7 @@ export class Reader {
       // A read of part of an order (a webhook's) does not stand for a poll: the schedule stays.
       nextPollAt: (closed, wasClosed) =>
         lines || !stored ? this.#nextPoll(closed, wasClosed) : stored.nextPollAt,
+      ...(partnerOrderId === undefined ? {} : { partnerOrderId }),
     };
     try {
       if (listed) seen.order = listed;
@@ -182,6 +184,7 @@ export class Reader {
       seen.shipments = undefined;
     }
     const changes = await store.commit(orderNumber, (current) => decide(current, seen));
+    if (partnerOrderId !== undefined) this.#ctx.partnerIds?.written(orderNumber, partnerOrderId);
     // Cleared only by a read of what can hold money that failed before: the items (and the order).
     if (parts.items) await this.#ctx.invalid.clear(orderNumber);
     for (const change of changes) {

@@ -5,6 +5,7 @@ import { MirrorError, SweepHeldError } from "./errors";
 import { Failures } from "./failures";
 import { fieldOf } from "./invalid";
 import type { Reader } from "./reader";
+import { STREAM } from "./stores/schema";
 import { storable } from "./values";
 
 type Row = Record<string, unknown>;
@@ -37,6 +38,8 @@ export class Sweeper {
   #lost = false;
   /** The sweep under way in this process: a second request joins it rather than sweeping twice. */
   #running: Promise<SweepOutcome> | undefined;
+  /** A resync (or other walk under the lease) of this process, settled or not. */
+  #resyncing: Promise<void> | undefined;
 
   constructor(
     ctx: MirrorContext,
@@ -54,12 +57,56 @@ export class Sweeper {
    */
   sweep(onlyIfDue: boolean, signal?: AbortSignal): Promise<SweepOutcome> {
     if (!this.#running) {
-      const running = this.#sweep(onlyIfDue, signal).finally(() => {
-        if (this.#running === running) this.#running = undefined;
-      });
+      // After a resync of this process: the lease is one holder's, and one walk at a time uses it.
+      const before = this.#resyncing ?? Promise.resolve();
+      const running = before
+        .then(() => this.#sweep(onlyIfDue, signal))
+        .finally(() => {
+          if (this.#running === running) this.#running = undefined;
+        });
       this.#running = running;
     }
     return this.#running;
+  }
+
+  /**
+   * Runs `work` under the sweep lease once this process's sweep (and any earlier resync) is done:
+   * `"held"` when another process holds the lease. The lease is given back after.
+   */
+  underLease(work: () => Promise<void>): Promise<"swept" | "held"> {
+    const before = Promise.allSettled([this.#running, this.#resyncing]);
+    const run = before.then(async (): Promise<"swept" | "held"> => {
+      if (!(await this.#renew())) return "held";
+      try {
+        await work();
+        return "swept";
+      } finally {
+        await this.#ctx.store
+          .releaseLease("sweep", this.#ctx.holder)
+          .catch((error) =>
+            this.#ctx.warn("giving the sweep lease back failed", error, "it expires by itself"),
+          );
+      }
+    });
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#resyncing = settled;
+    void settled.then(() => {
+      if (this.#resyncing === settled) this.#resyncing = undefined;
+    });
+    return run;
+  }
+
+  /** Renews the lease after a page of a walk; throws when another process took it over. */
+  async renewOrThrow(): Promise<void> {
+    if (!(await this.#renew())) throw leaseTaken();
+  }
+
+  /** Whether a renewal found the lease taken by another process. */
+  get lost(): boolean {
+    return this.#lost;
   }
 
   async #sweep(onlyIfDue: boolean, signal: AbortSignal | undefined): Promise<SweepOutcome> {
@@ -133,7 +180,8 @@ export class Sweeper {
       ? Number(current)
       : Number((await store.getCheckpoint("sweep:last")) ?? 0) + 1;
     await store.setCheckpoint("sweep:current", String(sweep));
-    for (const siteId of siteIds) await this.#sweepSite(siteId, sweep, signal);
+    for (const siteId of siteIds)
+      await this.walkSite(siteId, "sweep", signal, (page) => this.#storePage(page, sweep));
     // Stored orders the list no longer shows: read each; a 404 flags it, never deletes it.
     const unseen = await store.unseen(sweep);
     const failures = new Failures(this.#ctx);
@@ -152,18 +200,26 @@ export class Sweeper {
       failures.throwIfFatal();
       if (this.#lost) throw leaseTaken();
     }
+    // The first sweep to reach the end completes the snapshot: later changes are live ones.
+    if ((await store.getCheckpoint(STREAM.snapshotComplete)) === null)
+      await store.setCheckpoint(STREAM.snapshotComplete, String(await store.lastChangeId()));
     await store.setCheckpoint("sweep:last", String(sweep));
     await store.setCheckpoint("sweep:finished-at", String(clock.now()));
     await store.setCheckpoint("sweep:current", null);
   }
 
-  async #sweepSite(
+  /**
+   * Walks `GET /v1/orders` of one site (or all) to the end under the lease, from the cursor stored
+   * under `prefix`, handing each page to `onPage` and checkpointing the next cursor once it is done.
+   */
+  async walkSite(
     siteId: number | undefined,
-    sweep: number,
+    prefix: "sweep" | "resync",
     signal: AbortSignal | undefined,
+    onPage: (page: ListPage) => Promise<void>,
   ): Promise<void> {
     const { store, clock, report } = this.#ctx;
-    const name = `sweep:cursor:${siteId ?? "all"}`;
+    const name = `${prefix}:cursor:${siteId ?? "all"}`;
     let cursor = (await store.getCheckpoint(name)) ?? undefined;
     // Every cursor this sweep followed: one coming back is a cycle, never a checkpoint.
     const followed = new Set<string>(cursor === undefined ? [] : [cursor]);
@@ -199,7 +255,7 @@ export class Sweeper {
         continue;
       }
       report.pages++;
-      await this.#storePage(page, sweep);
+      await onPage(page);
       report.progress();
       // The process that took the lease over moves the checkpoint from here on.
       if (this.#lost) throw leaseTaken();
@@ -226,45 +282,12 @@ export class Sweeper {
 
   /** Stores one page: unchanged rows are marked seen, the others read, bad rows kept out. */
   async #storePage(page: ListPage, sweep: number): Promise<void> {
-    const { store, clock, report } = this.#ctx;
-    for (const bad of page.rejected) {
-      report.ordersSeen++;
-      const invalid = {
-        orderNumber: bad.orderNumber,
-        field: fieldOf(bad.path),
-        reason: bad.reason,
-        at: iso(clock.now()),
-      };
-      await this.#ctx.invalid.add(invalid, report);
-      this.#ctx.log.warn(
-        `order ${bad.orderNumber ?? `at row ${bad.index}`} kept out: ${invalid.field} ${invalid.reason}`,
-        {
-          orderNumber: bad.orderNumber,
-          field: invalid.field,
-          next: "it is tried again next sweep",
-        },
-      );
-    }
+    const { store } = this.#ctx;
+    await this.keepOut(page);
     const unchanged: number[] = [];
     const reads: Promise<unknown>[] = [];
-    const onPage = new Set<number>();
     const failures = new Failures(this.#ctx);
-    for (const listed of page.data) {
-      report.ordersSeen++;
-      const order = typeof listed === "object" && listed !== null ? storable(listed) : {};
-      const orderNumber = order.orderNumber;
-      if (!Number.isSafeInteger(orderNumber) || (orderNumber as number) <= 0) {
-        this.#ctx.log.warn("a listed order has no usable orderNumber; it is left out", {
-          orderNumber: String(orderNumber).slice(0, 40),
-        });
-        continue;
-      }
-      const n = orderNumber as number;
-      if (onPage.has(n)) {
-        this.#ctx.log.warn(`order ${n} is listed twice on one page; read once`, { orderNumber: n });
-        continue;
-      }
-      onPage.add(n);
+    for (const [n, order] of this.listedOrders(page)) {
       const stored = await store.get(n);
       if (stored && !stored.unresolvable && sameJson(stored.order, order)) unchanged.push(n);
       else
@@ -287,6 +310,56 @@ export class Sweeper {
     await store.markSeen(unchanged, sweep);
     await Promise.all(reads);
     failures.throwIfFatal();
+  }
+
+  /** Keeps out, named in logs and `status()`, the rows of a page the client could not decode. */
+  async keepOut(page: ListPage): Promise<void> {
+    const { clock, report } = this.#ctx;
+    for (const bad of page.rejected) {
+      report.ordersSeen++;
+      const invalid = {
+        orderNumber: bad.orderNumber,
+        field: fieldOf(bad.path),
+        reason: bad.reason,
+        at: iso(clock.now()),
+      };
+      await this.#ctx.invalid.add(invalid, report);
+      this.#ctx.log.warn(
+        `order ${bad.orderNumber ?? `at row ${bad.index}`} kept out: ${invalid.field} ${invalid.reason}`,
+        {
+          orderNumber: bad.orderNumber,
+          field: invalid.field,
+          next: "it is tried again next sweep",
+        },
+      );
+    }
+  }
+
+  /**
+   * The usable rows of a page by order number, as stored JSON: a row without a usable number is
+   * left out, and a number listed twice on one page is read once (both said in the logs).
+   */
+  listedOrders(page: ListPage): Map<number, Row> {
+    const { report } = this.#ctx;
+    const orders = new Map<number, Row>();
+    for (const listed of page.data) {
+      report.ordersSeen++;
+      const order = typeof listed === "object" && listed !== null ? storable(listed) : {};
+      const orderNumber = order.orderNumber;
+      if (!Number.isSafeInteger(orderNumber) || (orderNumber as number) <= 0) {
+        this.#ctx.log.warn("a listed order has no usable orderNumber; it is left out", {
+          orderNumber: String(orderNumber).slice(0, 40),
+        });
+        continue;
+      }
+      const n = orderNumber as number;
+      if (orders.has(n)) {
+        this.#ctx.log.warn(`order ${n} is listed twice on one page; read once`, { orderNumber: n });
+        continue;
+      }
+      orders.set(n, order);
+    }
+    return orders;
   }
 }
 

@@ -3,8 +3,11 @@ import type { Logger } from "../core/logger";
 import type { Order, OrderItem, Shipment } from "../core/models";
 import type { Clock } from "../internal/clock";
 
-/** What made the mirror read an order: a sweep of the list, an open-order poll, a webhook, `refresh()`. */
-export type ChangeCause = "sweep" | "poll" | "webhook" | "refresh";
+/**
+ * What made the mirror read an order: a sweep of the list, an open-order poll, a webhook,
+ * `refresh()`, or `resync()` (every order re-read).
+ */
+export type ChangeCause = "sweep" | "poll" | "webhook" | "refresh" | "resync";
 
 /** Fields every {@link Change} carries. */
 export interface ChangeBase {
@@ -16,9 +19,21 @@ export interface ChangeBase {
   siteId: number;
   /** When the mirror saw the difference (ISO 8601, the mirror's clock). */
   observedAt: string;
-  /** What made the mirror read the order: `sweep`, `poll`, `webhook` or `refresh`. */
+  /** What made the mirror read the order: `sweep`, `poll`, `webhook`, `refresh` or `resync`. */
   cause: ChangeCause;
+  /**
+   * True for what the store's first complete pass over its account wrote (the backfill: every
+   * order as first found by the first sweep that reached the end of the list); false for
+   * everything after, and for what webhooks, polls and `refresh()` found meanwhile.
+   */
+  snapshot: boolean;
 }
+
+/**
+ * Where a consumer seen for the first time starts: `beginning` at the oldest change kept, `now`
+ * after the newest change. A consumer with a stored position always goes on from it.
+ */
+export type ChangesFrom = "beginning" | "now";
 
 /** A field-level difference: which fields moved, and what they were before. */
 export interface FieldChanges {
@@ -125,6 +140,12 @@ export interface MirroredOrder extends Order {
   shipments: Shipment[];
   /** True while the service answers 404 for it (Errors rule 4: not proof it is gone). */
   unresolvable: boolean;
+  /**
+   * The partner's own id of the order, present once the mirror learnt it: from a webhook event
+   * (events carry it for orders submitted through the API) or from a submission made through the
+   * mirror's client. The service's `Order` has no such field.
+   */
+  partnerOrderId?: string;
 }
 
 /** What one {@link OrderMirror.sync} pass (or the work of `run()` so far) did. */
@@ -289,6 +310,12 @@ export interface OrderMirrorOptions {
    */
   sweepLeaseMs?: number;
   /**
+   * How long changes are kept: `run()` deletes older ones now and then (after sweeps). A consumer
+   * whose position falls behind the oldest kept change gets `ChangesExpiredError`.
+   * @default 2592000000 (30 days)
+   */
+  retentionMs?: number;
+  /**
    * Where warnings go (a failed read, a store error, a process that cannot keep up), each with the
    * problem's code and what the mirror does next; never a token or a body.
    * @default warnings to stderr
@@ -315,6 +342,8 @@ export interface StoredOrder {
   shipments: Record<string, unknown>[] | null;
   /** The order's `closed` as last read. */
   closed: boolean;
+  /** The partner's id of the order, once learnt (from an event or a submission); never cleared. */
+  partnerOrderId?: string;
   /** True while the service answers 404 for it. */
   unresolvable: boolean;
   /** Epoch ms when items and shipments are next due; null when only a webhook or refresh re-reads. */
@@ -326,8 +355,33 @@ export interface StoredOrder {
   seenInSweep: number;
 }
 
-/** A change before the store gives it its id. */
-export type NewChange = Omit<Change, "id"> extends infer C ? C : never;
+/** What `orders()` asks a store for: its filters, checked, and the keyset position. */
+export interface StoreOrderQuery {
+  /** Orders of this site. */
+  siteId?: number;
+  /** Orders whose status is exactly this. */
+  status?: string;
+  /** Closed orders (true) or open ones (false). */
+  closed?: boolean;
+  /** Orders flagged unresolvable (true) or not (false). */
+  unresolvable?: boolean;
+  /** Orders whose `updatedOn` is at or after this time, as UTC ISO 8601 text with milliseconds. */
+  updatedSince?: string;
+  /** Orders with a line carrying this `externalId`. */
+  externalId?: string;
+  /** Orders whose partnerOrderId the mirror learnt as this. */
+  partnerOrderId?: string;
+  /** Orders numbered above this one. */
+  after: number;
+  /** At most this many. */
+  limit: number;
+}
+
+/**
+ * A change before the store gives it its id and decides whether it belongs to the snapshot (a
+ * `sweep` change written before the first complete sweep ended).
+ */
+export type NewChange = Omit<Change, "id" | "snapshot"> extends infer C ? C : never;
 
 /**
  * What `commit` hands the store: the new row (or none when only the flags move) and the changes.
@@ -379,6 +433,11 @@ export interface MirrorStore {
   ): Promise<Change[]>;
   /** The stored row of an order; undefined when never stored. */
   get(orderNumber: number): Promise<StoredOrder | undefined>;
+  /**
+   * Stored orders matching `query`, by order number, the first `query.limit` of those numbered
+   * above `query.after` (keyset paging: one index range per page, never an OFFSET).
+   */
+  orders(query: StoreOrderQuery): Promise<StoredOrder[]>;
   /**
    * Claims up to `limit` orders whose `nextPollAt` is at or before `epochMs`, soonest first, by
    * moving their `nextPollAt` to `holdUntil` in the same statement: of several processes, exactly
@@ -439,6 +498,27 @@ export interface MirrorStore {
       position: number;
     }[]
   >;
+  /**
+   * Stores `id` as a named consumer's position unless it has one already (another process may have
+   * started it meanwhile); returns the position it has now.
+   */
+  initPosition(consumer: string, id: number): Promise<number>;
+  /**
+   * Retention, in one transaction: deletes every change whose id is below the first change observed
+   * at or after `before` (all of them when none is), so what is kept is always the newest ids, and
+   * records the highest id deleted. Returns how many were deleted and the highest id ever deleted.
+   */
+  pruneChanges(before: string): Promise<{
+    /** Changes deleted by this call. */
+    pruned: number;
+    /** The highest change id ever deleted (0 when none). */
+    prunedThrough: number;
+  }>;
+  /**
+   * The highest change id retention ever deleted, 0 when none: a consumer at a position below it
+   * has lost changes.
+   */
+  prunedThrough(): Promise<number>;
   /** The `observedAt` of the first change after `afterId`, or null when there is none. */
   firstObservedAfter(afterId: number): Promise<string | null>;
   /** Closes the connection (a pool the store made itself); the store can be opened again. */

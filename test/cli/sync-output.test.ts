@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { report } from "../../src/cli/main";
 import { type Mirror, syncWith } from "../../src/cli/mirror";
 import { cliLogger, Output } from "../../src/cli/output";
+import type { ResyncOptions } from "../../src/sync/resync";
 import type {
   Change,
   MirrorStatus,
@@ -64,6 +65,7 @@ const change = (id: number): Change => ({
   orderNumber: 100_000 + id,
   siteId: 101,
   observedAt: "2024-05-01T10:00:00.000Z",
+  snapshot: false,
   cause: "sweep",
 });
 
@@ -77,6 +79,7 @@ class ScriptedMirror implements Mirror {
   constructor(
     readonly script: {
       sync?: (options: SyncOptions) => Promise<SyncReport>;
+      resync?: (options: ResyncOptions) => Promise<SyncReport>;
       run?: (options: RunOptions) => Promise<void>;
       changesFail?: Error;
     },
@@ -89,6 +92,11 @@ class ScriptedMirror implements Mirror {
 
   sync(options: SyncOptions = {}): Promise<SyncReport> {
     return this.script.sync?.(options) ?? Promise.resolve(reportOf());
+  }
+
+  resync(options: ResyncOptions = {}): Promise<SyncReport> {
+    if (!this.script.resync) throw new Error("resync was not expected");
+    return this.script.resync(options);
   }
 
   run(options: RunOptions = {}): Promise<void> {
@@ -289,6 +297,79 @@ describe("sync until stopped", () => {
       syncWith(mirror, { once: false, signal: new AbortController().signal, start }, out),
     );
     expect(error).toBe(broken);
+    expect(mirror.closed).toBe(1);
+  });
+});
+
+describe("sync --full", () => {
+  it("--once: the resync is the pass, its progress drawn on a terminal, then its report", async () => {
+    const asked: string[] = [];
+    const mirror = new ScriptedMirror({
+      sync: async () => {
+        asked.push("sync");
+        return reportOf();
+      },
+      resync: async ({ onProgress, signal }) => {
+        asked.push(`resync ${signal instanceof AbortSignal}`);
+        onProgress?.({ pages: 3, orders: 600, requests: 1_203, ratePerSecond: 40 });
+        return reportOf({ changesWritten: 7 });
+      },
+    });
+    const { out, stdout, stderr } = output({ tty: true });
+    const code = await syncWith(
+      mirror,
+      { once: true, full: true, signal: new AbortController().signal, start },
+      out,
+    );
+    expect(code).toBe(0);
+    expect(asked).toEqual(["resync true"]);
+    expect(stderr.text).toBe(
+      `${ERASE}resyncing: 3 pages, 600 orders, 1,203 requests, 40.0/s${ERASE}`,
+    );
+    expect(stdout.text).toMatch(/^changesWritten: 7$/m);
+    expect(mirror.closed).toBe(1);
+  });
+
+  it("until stopped: the resync first, with its progress and its own line, then run()", async () => {
+    const stop = new AbortController();
+    const asked: string[] = [];
+    const mirror = new ScriptedMirror({
+      resync: async ({ onProgress }) => {
+        asked.push("resync");
+        onProgress?.({ pages: 1, orders: 200, requests: 401, ratePerSecond: 10 });
+        return reportOf();
+      },
+      run: async ({ signal }) => {
+        asked.push("run");
+        stop.abort();
+        await aborted(signal);
+      },
+    });
+    const { out, stdout, stderr } = output({ tty: true });
+    await syncWith(
+      mirror,
+      { once: false, full: true, signal: stop.signal, start, now: () => at },
+      out,
+    );
+    expect(asked).toEqual(["resync", "run"]);
+    expect(stderr.text).toContain("resyncing: 1 page, 200 orders, 401 requests, 10.0/s");
+    expect(stdout.text).toContain(`${start}\nresync: 2024-05-01T10:00:05Z pass 1: 10 orders seen`);
+  });
+
+  it("a resync that fails ends the command with its error, the mirror closed", async () => {
+    const mirror = new ScriptedMirror({
+      resync: async () => {
+        throw new MirrorError("resync_incomplete", "two orders failed");
+      },
+    });
+    const { out } = output();
+    await expect(
+      syncWith(
+        mirror,
+        { once: true, full: true, signal: new AbortController().signal, start },
+        out,
+      ),
+    ).rejects.toMatchObject({ code: "resync_incomplete" });
     expect(mirror.closed).toBe(1);
   });
 });

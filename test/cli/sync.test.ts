@@ -116,6 +116,32 @@ describe("sync --once", () => {
   }, 30_000);
 });
 
+describe("sync --full --once", () => {
+  it("re-reads every order, closed ones too: a shipment added without a webhook comes out with cause resync", async () => {
+    const db = join(dir, "full.db");
+    const n = sandbox.admin.placeOrder({ lines: 1 });
+    sandbox.admin.setOrderStatus(n, "Delivered", { closed: true });
+    expect((await cli(["sync", "--once", "--db", db])).code).toBe(0);
+    sandbox.admin.addShipment(n); // no event; the list row does not move
+    const plain = await cli(["sync", "--once", "--db", db, "--json"]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(jsonLines(plain.stdout).filter((c) => c.orderNumber === n)).toEqual([]);
+    const full = await cli(["sync", "--full", "--once", "--db", db, "--json"]);
+    expect(full.code, full.stderr).toBe(0);
+    const lines = jsonLines(full.stdout);
+    const summary = lines.pop();
+    expect(summary).toMatchObject({ type: "sync.summary", passes: 1 });
+    expect(summary.ordersSeen).toBeGreaterThan(100);
+    expect(lines).toHaveLength(summary.changesWritten);
+    expect(lines.filter((c) => c.orderNumber === n)).toEqual([
+      expect.objectContaining({ type: "shipment.added", cause: "resync" }),
+    ]);
+    const text = await cli(["sync", "--full", "--once", "--db", db]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^changesWritten: 0$/m);
+  }, 120_000);
+});
+
 describe("sync (until stopped)", () => {
   it("says what it mirrors where, and stops on SIGTERM with exit 0", async () => {
     const db = join(dir, "run.db");
@@ -209,4 +235,82 @@ describe("status", () => {
     const result = await run(["status", "--db", "x.db", "--postgres", "y"], noCredentials);
     expect(result.code).toBe(2);
   }, 30_000);
+});
+
+describe("consumers", () => {
+  it("lists each consumer's position and lag, and resets one to now or the beginning, without credentials", async () => {
+    const db = join(dir, "consumers.db");
+    expect((await cli(["sync", "--once", "--db", db])).code).toBe(0);
+    const { default: Database } = await import("better-sqlite3");
+    const file = new Database(db);
+    const last = (file.prepare("SELECT MAX(id) AS id FROM po_changes").get() as { id: number }).id;
+    file.prepare("INSERT INTO po_consumers VALUES ('billing', 3), ('mailer', ?)").run(last);
+    file.close();
+    expect(last).toBeGreaterThan(3);
+
+    const text = await run(["consumers", "--db", db], noCredentials);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout.trim().split("\n")).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^billing  at 3, ${(last - 3).toLocaleString("en-US")} changes behind \\(.+\\)$`,
+        ),
+      ),
+      `mailer   at ${last}, caught up`,
+    ]);
+    const json = await run(["consumers", "--db", db, "--json"], noCredentials);
+    expect(jsonLines(json.stdout)).toEqual([
+      { name: "billing", position: 3, lagChanges: last - 3, lagMs: expect.any(Number) },
+      { name: "mailer", position: last, lagChanges: 0, lagMs: 0 },
+    ]);
+    // status tells the same lag.
+    const status = await run(["status", "--db", db], noCredentials);
+    expect(status.stdout).toMatch(/consumers:\s+billing\s+at 3, /);
+
+    const now = await run(
+      ["consumers", "reset", "billing", "--to", "now", "--db", db],
+      noCredentials,
+    );
+    expect(now.code, now.stderr).toBe(0);
+    expect(now.stdout.trim()).toBe(`billing  at ${last}, caught up (was at 3)`);
+    const back = await run(
+      ["consumers", "reset", "billing", "--to", "beginning", "--db", db, "--json"],
+      noCredentials,
+    );
+    expect(back.code, back.stderr).toBe(0);
+    expect(JSON.parse(back.stdout)).toMatchObject({
+      name: "billing",
+      position: 0,
+      lagChanges: last,
+      previousPosition: last,
+    });
+  }, 60_000);
+
+  it("refuses an unknown consumer (exit 1), a reset without --to now|beginning (exit 2), and a missing file", async () => {
+    const db = join(dir, "consumers-refusals.db");
+    expect((await cli(["sync", "--once", "--db", db])).code).toBe(0);
+    const unknown = await run(
+      ["consumers", "reset", "nobody", "--to", "now", "--db", db],
+      noCredentials,
+    );
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(
+      /^error \(consumer_not_found\): no consumer named "nobody" in this store \(it has none\)/,
+    );
+    expect(unknown.stderr).not.toMatch(STACK_FRAME);
+    const noTo = await run(["consumers", "reset", "billing", "--db", db], noCredentials);
+    expect(noTo.code).toBe(2);
+    expect(noTo.stderr).toContain("consumers reset needs --to now or --to beginning");
+    const badTo = await run(
+      ["consumers", "reset", "billing", "--to", "later", "--db", db],
+      noCredentials,
+    );
+    expect(badTo.code).toBe(2);
+    expect(badTo.stderr).toContain('not "later"');
+    const noName = await run(["consumers", "reset", "--to", "now", "--db", db], noCredentials);
+    expect(noName.code).toBe(2);
+    const missing = await run(["consumers", "--db", join(dir, "none.db")], noCredentials);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error \(store_not_found\)/);
+  }, 60_000);
 });

@@ -25,6 +25,8 @@ export interface PostgresServer {
   restart(whileDown?: () => Promise<unknown>): Promise<void>;
   /** The server's `postgres://` URL without a database. */
   readonly base: string;
+  /** The cluster's directory: its data, socket and log. */
+  readonly dir: string;
   stop(): Promise<void>;
 }
 
@@ -68,26 +70,64 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * Set by a run that starts one server for all its test files (mutation testing of the PostgreSQL
+ * store, where a cluster per mutant would cost seconds each): `startPostgres` then hands out that
+ * server, and `stop` leaves it running for the next file.
+ */
+export const SHARED_POSTGRES_ENV = "PARTNER_ORDERS_TEST_POSTGRES";
+
+/** What {@link SHARED_POSTGRES_ENV} holds: the server's data directory, socket directory and port. */
+interface SharedPostgres {
+  dir: string;
+  port: number;
+}
+
 export async function startPostgres(): Promise<PostgresServer> {
-  const bin = findPostgresBin();
-  if (!bin) throw new Error("no PostgreSQL server binaries found");
+  const shared = process.env[SHARED_POSTGRES_ENV];
+  if (shared) return serve(JSON.parse(shared) as SharedPostgres, { owned: false });
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), "partner-orders-pg-"));
   if (asRoot) chownSync(dir, ...postgresIds());
-  const data = join(dir, "data");
   const port = await freePort();
+  pgTool("initdb", [
+    "-D",
+    join(dir, "data"),
+    "-A",
+    "trust",
+    "-U",
+    "postgres",
+    "-E",
+    "UTF8",
+    "--no-sync",
+  ]);
+  return serve({ dir, port }, { owned: true });
+}
 
-  const run = (tool: string, args: string[]) => {
-    const command = asRoot ? "runuser" : join(bin, tool);
-    const argv = asRoot ? ["-u", "postgres", "--", join(bin, tool), ...args] : args;
-    const result = spawnSync(command, argv, { encoding: "utf8" });
-    if (result.status !== 0)
-      throw new Error(`${tool} failed (${result.status}): ${result.stderr || result.stdout}`);
-  };
+/** Runs a PostgreSQL server tool, as the `postgres` user when this process is root. */
+function pgTool(tool: string, args: string[]): void {
+  const bin = findPostgresBin();
+  if (!bin) throw new Error("no PostgreSQL server binaries found");
+  const asRoot = process.getuid?.() === 0;
+  const command = asRoot ? "runuser" : join(bin, tool);
+  const argv = asRoot ? ["-u", "postgres", "--", join(bin, tool), ...args] : args;
+  const result = spawnSync(command, argv, { encoding: "utf8" });
+  if (result.status !== 0)
+    throw new Error(`${tool} failed (${result.status}): ${result.stderr || result.stdout}`);
+}
 
-  run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]);
+/**
+ * Starts the cluster in `dir` (when it is not running yet) and answers for it. A server that is
+ * not `owned` was started for a whole run: `stop` only ends this file's admin session.
+ */
+async function serve(
+  { dir, port }: SharedPostgres,
+  { owned }: { owned: boolean },
+): Promise<PostgresServer> {
+  const data = join(dir, "data");
+  const run = pgTool;
   const settings = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
-  run("pg_ctl", ["-D", data, "-o", settings, "-l", join(dir, "log"), "-w", "start"]);
+  if (owned) run("pg_ctl", ["-D", data, "-o", settings, "-l", join(dir, "log"), "-w", "start"]);
 
   const base = `postgres://postgres@127.0.0.1:${port}`;
   const { default: pg } = await import("pg");
@@ -102,6 +142,7 @@ export async function startPostgres(): Promise<PostgresServer> {
 
   return {
     base,
+    dir,
     async restart(whileDown) {
       await admin.end().catch(() => undefined);
       run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
@@ -125,6 +166,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     },
     async stop() {
       await admin.end().catch(() => undefined);
+      if (!owned) return;
       run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
       rmSync(dir, { recursive: true, force: true });
     },

@@ -104,9 +104,30 @@ export type AttemptWrapper = <T>(
  */
 export class Http {
   readonly #config: HttpConfig;
+  readonly #observers = new Set<(operation: Operation, data: unknown) => void>();
 
   constructor(config: HttpConfig) {
     this.#config = config;
+  }
+
+  /**
+   * Calls `observer` with the operation and the data of every API call that succeeds here
+   * (partner-orders/sync learns the partnerOrderId of submissions so); returns the function that
+   * stops it. An observer that throws is ignored.
+   */
+  observe(observer: (operation: Operation, data: unknown) => void): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
+  #tell(operation: Operation, data: unknown): void {
+    for (const observer of this.#observers) {
+      try {
+        observer(operation, data);
+      } catch {
+        // An observer's failure is its own: the call succeeded.
+      }
+    }
   }
 
   /** An API operation: rejected before sending when its arguments or headers break a rule. */
@@ -139,7 +160,12 @@ export class Http {
     };
     const url = this.#config.base + path + queryString(operation.params.query);
     const request = { method: methodOf(operation), url, path, headers, body, auth, read };
-    return new APIPromise(this.request(request, options));
+    return new APIPromise(
+      this.request(request, options).then((answer) => {
+        if (this.#observers.size) this.#tell(operation, answer.data);
+        return answer;
+      }),
+    );
   }
 
   /** The one request function. */

@@ -2,6 +2,8 @@ import { PartnerOrdersError } from "../../core/errors";
 import { MirrorError, SchemaVersionError, type StoreAccount, StoreAccountError } from "../errors";
 import { holderIsDead } from "../holder";
 import type { Change, MirrorStore } from "../types";
+import { orderColumnsV3Postgres } from "./order-columns";
+import { backfillPostgres, queryOrdersPostgres, writeExternalIdsPostgres } from "./order-postgres";
 import {
   Connections,
   isConnectionFailure,
@@ -10,6 +12,7 @@ import {
   passwordOf,
   redactConnectionString,
 } from "./pg-connection";
+import { changeStreamV3, insertChange, pgStream } from "./pg-stream";
 import {
   type ChangeRow,
   changeToRow,
@@ -17,6 +20,7 @@ import {
   orderToRow,
   rowToChange,
   rowToOrder,
+  snapshotCandidate,
 } from "./rows";
 import {
   checkColumns,
@@ -82,6 +86,7 @@ export function postgresStore(
     consumers: `${prefix}po_consumers`,
     leases: `${prefix}po_leases`,
     meta: `${prefix}po_meta`,
+    externalIds: `${prefix}po_external_ids`,
   };
   const keys =
     schema === undefined
@@ -178,18 +183,23 @@ export function postgresStore(
         const found = await client.query(`SELECT * FROM ${t.orders} WHERE order_number = $1`, [
           orderNumber,
         ]);
-        const decided = decide(found.rows[0] ? rowToOrder(found.rows[0] as OrderRow) : undefined);
+        const current = found.rows[0] ? rowToOrder(found.rows[0] as OrderRow) : undefined;
+        const decided = decide(current);
         if (!decided) return [] as Change[];
         await client.query(
           `INSERT INTO ${t.orders} AS o
-             (order_number, site_id, data, items, shipments, closed, unresolvable, next_poll_at, seen_in_sweep)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+             (order_number, site_id, data, items, shipments, closed, unresolvable, next_poll_at, seen_in_sweep,
+              status, updated_on, total, partner_order_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
            ON CONFLICT (order_number) DO UPDATE SET site_id = excluded.site_id, data = excluded.data,
              items = excluded.items, shipments = excluded.shipments, closed = excluded.closed,
              unresolvable = excluded.unresolvable, next_poll_at = excluded.next_poll_at,
-             seen_in_sweep = GREATEST(o.seen_in_sweep, excluded.seen_in_sweep)`,
+             seen_in_sweep = GREATEST(o.seen_in_sweep, excluded.seen_in_sweep),
+             status = excluded.status, updated_on = excluded.updated_on, total = excluded.total,
+             partner_order_id = COALESCE(excluded.partner_order_id, o.partner_order_id)`,
           orderToRow(decided.next),
         );
+        await writeExternalIdsPostgres(client, t.externalIds, current, decided.next);
         const written: Change[] = [];
         if (decided.changes.length) {
           // Change ids must become visible in id order, or a consumer reading "after id N" could
@@ -197,14 +207,12 @@ export function postgresStore(
           // transaction at a time.
           await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [String(keys.outbox)]);
           for (const change of decided.changes) {
-            const inserted = await client.query(
-              `INSERT INTO ${t.changes} (type, order_number, site_id, observed_at, cause, payload) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-              changeToRow(change),
-            );
-            written.push({
-              ...change,
-              id: Number((inserted.rows[0] as { id: string }).id),
-            } as Change);
+            const inserted = await client.query(insertChange(t), [
+              ...changeToRow(change),
+              snapshotCandidate(change),
+            ]);
+            const row = inserted.rows[0] as { id: string; snapshot: boolean };
+            written.push({ ...change, id: Number(row.id), snapshot: row.snapshot } as Change);
           }
         }
         return written;
@@ -214,6 +222,7 @@ export function postgresStore(
       const { rows } = await q(`SELECT * FROM ${t.orders} WHERE order_number = $1`, [orderNumber]);
       return rows[0] ? rowToOrder(rows[0] as OrderRow) : undefined;
     },
+    orders: (query) => queryOrdersPostgres(q, t, query),
     async claimDue(epochMs, limit, holdUntil) {
       // Safe to run twice: a claim whose answer was lost holds its orders until `holdUntil`, when
       // they come due again.
@@ -311,6 +320,7 @@ export function postgresStore(
         position: Number(r.position),
       }));
     },
+    ...pgStream(connections, t),
     async firstObservedAfter(afterId) {
       const { rows } = await q(
         `SELECT observed_at FROM ${t.changes} WHERE id > $1 ORDER BY id LIMIT 1`,
@@ -541,7 +551,10 @@ interface LeaseSession {
 async function prepareSchema(
   client: PgClientLike,
   schema: string | undefined,
-  t: Record<"orders" | "changes" | "checkpoints" | "consumers" | "leases" | "meta", string>,
+  t: Record<
+    "orders" | "changes" | "checkpoints" | "consumers" | "leases" | "meta" | "externalIds",
+    string
+  >,
   where: string,
 ): Promise<void> {
   if (schema !== undefined) {
@@ -552,8 +565,19 @@ async function prepareSchema(
   const found = await schemaVersion(client, t);
   if (found > MIRROR_SCHEMA_VERSION)
     throw new SchemaVersionError(found, MIRROR_SCHEMA_VERSION, where);
+  // Each step of the way, in the caller's one transaction.
   if (found === 0) await client.query(createTables(t));
   else if (found === 1) await client.query(migrateFromOne(t));
+  // Each later step, for a new database as for an older one, then the version it reached.
+  if (found < 3) {
+    await client.query(orderColumnsV3Postgres(t));
+    await backfillPostgres(client, t);
+    await client.query(changeStreamV3(t));
+  }
+  if (found < MIRROR_SCHEMA_VERSION)
+    await client.query(`UPDATE ${t.meta} SET value = $1 WHERE name = 'schema_version'`, [
+      String(MIRROR_SCHEMA_VERSION),
+    ]);
   await checkColumns(
     where,
     { ...EXPECTED_COLUMNS, po_leases: [...(EXPECTED_COLUMNS.po_leases ?? []), "locked"] },

@@ -4,10 +4,13 @@ import { MirrorError, type StoreAccount } from "../errors";
 /**
  * The layout of the mirror's tables this version of partner-orders writes. Tables made before
  * stores carried a version are version 1; version 2 adds the writer claim (SQLite), when a lease's
- * holder took it, whether it holds it by a session lock (PostgreSQL), and the account. A store opens
- * an older layout by migrating it forward and refuses a newer one.
+ * holder took it, whether it holds it by a session lock (PostgreSQL), and the account; version 3
+ * adds the orders' typed columns (status, updated_on, total, partner_order_id), the table of
+ * their lines' external ids, `jsonb` payloads on PostgreSQL, and marks each change as part of the
+ * first complete pass or not (the change stream). A store opens an older layout by migrating it
+ * forward and refuses a newer one.
  */
-export const MIRROR_SCHEMA_VERSION = 2;
+export const MIRROR_SCHEMA_VERSION = 3;
 
 /**
  * Columns the store reads and writes, by table, as both stores lay them out at the current version.
@@ -25,13 +28,40 @@ export const EXPECTED_COLUMNS: Readonly<Record<string, readonly string[]>> = {
     "unresolvable",
     "next_poll_at",
     "seen_in_sweep",
+    // Version 3: the typed columns partners filter on.
+    "status",
+    "updated_on",
+    "total",
+    "partner_order_id",
   ],
-  po_changes: ["id", "type", "order_number", "site_id", "observed_at", "cause", "payload"],
+  po_external_ids: ["external_id", "order_number"],
+  po_changes: [
+    "id",
+    "type",
+    "order_number",
+    "site_id",
+    "observed_at",
+    "cause",
+    "payload",
+    "snapshot",
+  ],
   po_checkpoints: ["name", "value"],
   po_consumers: ["name", "position"],
   po_leases: ["name", "holder", "since", "expires_at"],
   po_meta: ["name", "value"],
 };
+
+/**
+ * Checkpoint names of the change stream, kept in `po_checkpoints` by both stores.
+ * `snapshotComplete` is set once, when the store's first complete sweep reached the end of the
+ * list (its value: the last change id then); until it is set, what a sweep writes is the snapshot.
+ * `prunedThrough` is the highest change id retention ever deleted: a position below it has lost
+ * changes, one at or above it has not (ids may skip values, so the oldest kept id cannot tell).
+ */
+export const STREAM = {
+  snapshotComplete: "stream:snapshot-complete",
+  prunedThrough: "stream:pruned-through",
+} as const;
 
 /**
  * The first expected column `columnsOf` does not find, as a typed error; undefined when all are

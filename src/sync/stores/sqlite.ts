@@ -9,6 +9,8 @@ import {
 } from "../errors";
 import { holderIsDead, holderProcess } from "../holder";
 import type { Change, MirrorStore } from "../types";
+import { orderColumnsV3Sqlite } from "./order-columns";
+import { backfillSqlite, queryOrdersSqlite, writeExternalIdsSqlite } from "./order-sqlite";
 import {
   type ChangeRow,
   changeToRow,
@@ -16,6 +18,7 @@ import {
   orderToRow,
   rowToChange,
   rowToOrder,
+  snapshotCandidate,
 } from "./rows";
 import {
   checkColumns,
@@ -25,6 +28,7 @@ import {
   sameAccount,
   validAccount,
 } from "./schema";
+import { backfilling, changeStreamV3, sqliteStream } from "./sqlite-stream";
 
 /** The part of better-sqlite3 the store uses; typed here so no declaration needs the package. */
 interface Database {
@@ -103,12 +107,15 @@ ${versionTwoTables()}`;
 const COLUMNS = { ...EXPECTED_COLUMNS, po_writer: ["holder", "pid", "host", "since"] };
 
 const UPSERT = `INSERT INTO po_orders
-  (order_number, site_id, data, items, shipments, closed, unresolvable, next_poll_at, seen_in_sweep)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (order_number, site_id, data, items, shipments, closed, unresolvable, next_poll_at, seen_in_sweep,
+   status, updated_on, total, partner_order_id)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (order_number) DO UPDATE SET site_id = excluded.site_id, data = excluded.data,
   items = excluded.items, shipments = excluded.shipments, closed = excluded.closed,
   unresolvable = excluded.unresolvable, next_poll_at = excluded.next_poll_at,
-  seen_in_sweep = MAX(po_orders.seen_in_sweep, excluded.seen_in_sweep)`;
+  seen_in_sweep = MAX(po_orders.seen_in_sweep, excluded.seen_in_sweep),
+  status = excluded.status, updated_on = excluded.updated_on, total = excluded.total,
+  partner_order_id = COALESCE(excluded.partner_order_id, po_orders.partner_order_id)`;
 
 /**
  * The mirror's embedded store: one SQLite file (or `":memory:"`), on better-sqlite3, an optional peer
@@ -175,8 +182,17 @@ export function sqliteStore(path: string): MirrorStore {
           if (now > MIRROR_SCHEMA_VERSION)
             throw new SchemaVersionError(now, MIRROR_SCHEMA_VERSION, where);
           if (now === MIRROR_SCHEMA_VERSION) return;
-          // Files from before versions were recorded say 0; their tables are version 1.
-          database.exec(hasTable(database, "po_orders") ? migrateFromOne(Date.now()) : SCHEMA);
+          // Files from before versions were recorded say 0; their tables are version 1. A new file
+          // gets the version 2 tables, then each later step as an older file does, all in this one
+          // transaction.
+          const from = now === 0 && hasTable(database, "po_orders") ? 1 : now;
+          if (from === 0) database.exec(SCHEMA);
+          if (from === 1) database.exec(migrateFromOne(Date.now()));
+          if (from < 3) {
+            database.exec(orderColumnsV3Sqlite());
+            backfillSqlite(database);
+            database.exec(changeStreamV3());
+          }
           database.pragma(`user_version = ${MIRROR_SCHEMA_VERSION}`);
         })
         .immediate();
@@ -256,21 +272,28 @@ export function sqliteStore(path: string): MirrorStore {
     async commit(orderNumber, decide) {
       return write(() => {
         const row = sql("SELECT * FROM po_orders WHERE order_number = ?").get(orderNumber);
-        const decided = decide(row ? rowToOrder(row as OrderRow) : undefined);
+        const current = row ? rowToOrder(row as OrderRow) : undefined;
+        const decided = decide(current);
         if (!decided) return [] as Change[];
         sql(UPSERT).run(...bind(orderToRow(decided.next)));
+        writeExternalIdsSqlite(sql, current, decided.next);
         const insert = sql(
-          "INSERT INTO po_changes (type, order_number, site_id, observed_at, cause, payload) VALUES (?, ?, ?, ?, ?, ?)",
+          "INSERT INTO po_changes (type, order_number, site_id, observed_at, cause, payload, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?)",
         );
+        const first = decided.changes.length > 0 && backfilling(sql);
         return decided.changes.map((change) => {
-          const id = Number(insert.run(...changeToRow(change)).lastInsertRowid);
-          return { ...change, id } as Change;
+          const snapshot = first && snapshotCandidate(change);
+          const id = Number(insert.run(...changeToRow(change), Number(snapshot)).lastInsertRowid);
+          return { ...change, id, snapshot } as Change;
         });
       });
     },
     async get(orderNumber) {
       const row = sql("SELECT * FROM po_orders WHERE order_number = ?").get(orderNumber);
       return row ? rowToOrder(row as OrderRow) : undefined;
+    },
+    async orders(query) {
+      return queryOrdersSqlite(sql, query);
     },
     async claimDue(epochMs, limit, holdUntil) {
       return write(() => {
@@ -372,6 +395,7 @@ export function sqliteStore(path: string): MirrorStore {
         position: number;
       }[];
     },
+    ...sqliteStream(sql, write),
     async firstObservedAfter(afterId) {
       const row = sql("SELECT observed_at FROM po_changes WHERE id > ? ORDER BY id LIMIT 1").get(
         afterId,

@@ -9,13 +9,21 @@ import {
 } from "partner-orders/sync";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { STREAM } from "../../../src/sync/stores/schema";
 import {
   type PostgresServer,
   postgresAvailable,
   startPostgres,
   type TestDatabase,
 } from "../../support/postgres.js";
-import { record, V1_POSTGRES_SCHEMA } from "./support.js";
+import {
+  record,
+  row,
+  V1_POSTGRES_SCHEMA,
+  V2_ORDERS,
+  V2_POSTGRES_SCHEMA,
+  v2Rows,
+} from "./support.js";
 
 /** The PostgreSQL store's tables: schema versions, migration, refusals, and one schema per account. */
 const available = postgresAvailable();
@@ -78,6 +86,152 @@ describe.runIf(available)("postgresStore's schema", () => {
        ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at`,
     );
     expect((await record(s as MirrorStore, 100002)).map((c) => c.type)).toEqual(["order.added"]);
+  });
+
+  it("migrates a version 2 database to version 3: jsonb payloads, typed columns and external ids filled from its JSON", async () => {
+    await fresh();
+    await admin.query(V2_POSTGRES_SCHEMA);
+    for (const o of V2_ORDERS)
+      await admin.query("INSERT INTO po_orders VALUES ($1, $2, $3, $4, '[]', $5, false, NULL, 1)", [
+        o.orderNumber,
+        o.siteId,
+        JSON.stringify(o.order),
+        JSON.stringify(o.items),
+        o.order.closed,
+      ]);
+    await admin.query(
+      `INSERT INTO po_changes (type, order_number, site_id, observed_at, cause, payload)
+       VALUES ('order.added', 100001, 12, '2026-01-01T00:00:00.000Z', 'sweep', $1)`,
+      [JSON.stringify({ order: V2_ORDERS[0].order })],
+    );
+    const s = store(database.url);
+    await s.open();
+    expect(await s.info()).toEqual({ schemaVersion: 3, account: null });
+    const types = await admin.query(
+      `SELECT table_name, column_name, data_type FROM information_schema.columns
+       WHERE (table_name = 'po_orders' AND column_name IN ('data', 'items', 'shipments', 'status', 'updated_on', 'total', 'partner_order_id'))
+          OR (table_name = 'po_changes' AND column_name = 'payload')
+       ORDER BY table_name, column_name`,
+    );
+    expect(types.rows).toEqual([
+      { table_name: "po_changes", column_name: "payload", data_type: "jsonb" },
+      { table_name: "po_orders", column_name: "data", data_type: "jsonb" },
+      { table_name: "po_orders", column_name: "items", data_type: "jsonb" },
+      { table_name: "po_orders", column_name: "partner_order_id", data_type: "text" },
+      { table_name: "po_orders", column_name: "shipments", data_type: "jsonb" },
+      { table_name: "po_orders", column_name: "status", data_type: "text" },
+      { table_name: "po_orders", column_name: "total", data_type: "numeric" },
+      {
+        table_name: "po_orders",
+        column_name: "updated_on",
+        data_type: "timestamp with time zone",
+      },
+    ]);
+    const rows = await admin.query(
+      `SELECT order_number::int AS n, status, to_json(updated_on) AS updated_on, total, partner_order_id,
+         data->'totals'->>'order' AS json_total
+       FROM po_orders ORDER BY order_number`,
+    );
+    expect(rows.rows).toEqual([
+      {
+        n: 100001,
+        status: "In Production",
+        updated_on: "2026-01-02T08:00:00+00:00",
+        total: "0.3000000000",
+        partner_order_id: null,
+        json_total: "0.3000000000",
+      },
+      {
+        n: 100002,
+        status: "Delivered",
+        updated_on: null,
+        total: "12345678901234.1234567891",
+        partner_order_id: null,
+        json_total: "12345678901234.1234567891",
+      },
+    ]);
+    // Exact arithmetic in SQL: 0.1 + 0.2 is 0.3, with the service's scale.
+    const sum = await admin.query("SELECT SUM(total) AS s FROM po_orders WHERE site_id = 12");
+    expect(sum.rows).toEqual([{ s: "0.3000000000" }]);
+    const ids = await admin.query(
+      "SELECT external_id, order_number::int AS n FROM po_external_ids ORDER BY 1",
+    );
+    expect(ids.rows).toEqual([
+      { external_id: "ext-a", n: 100001 },
+      { external_id: "ext-b", n: 100001 },
+    ]);
+    // Read back through the store as before the migration.
+    expect((await s.get(100002))?.order).toEqual(V2_ORDERS[1].order);
+    expect((await s.changesAfter(0, 10))[0]).toMatchObject({ type: "order.added", cause: "sweep" });
+    expect(
+      (await s.orders({ externalId: "ext-b", after: 0, limit: 10 })).map((o) => o.orderNumber),
+    ).toEqual([100001]);
+    expect(
+      (await s.orders({ updatedSince: "2026-01-02T08:00:00.000Z", after: 0, limit: 10 })).map(
+        (o) => o.orderNumber,
+      ),
+    ).toEqual([100001]);
+  });
+
+  it("migrates a version 2 database whose first sweep had ended: its changes are not the snapshot, nor what comes next", async () => {
+    await fresh();
+    await admin.query(V2_POSTGRES_SCHEMA + v2Rows(true));
+    const s = store(database.url);
+    await s.open();
+    expect(await s.info()).toEqual({ schemaVersion: 3, account: null });
+    expect((await s.changesAfter(0, 10)).map((c) => [c.id, c.snapshot])).toEqual([
+      [1, false],
+      [2, false],
+    ]);
+    expect(await s.getCheckpoint(STREAM.snapshotComplete)).toBe("2");
+    expect(await s.consumers()).toEqual([{ name: "billing", position: 1 }]);
+    expect((await record(s, 100002))[0]).toMatchObject({ id: 3, snapshot: false });
+    const version = await admin.query("SELECT value FROM po_meta WHERE name = 'schema_version'");
+    expect(version.rows).toEqual([{ value: "3" }]);
+  });
+
+  it("migrates a version 2 database in the middle of its first sweep: what the sweep wrote so far is the snapshot", async () => {
+    await fresh();
+    await admin.query(V2_POSTGRES_SCHEMA + v2Rows(false));
+    // Two processes open it at once: one migrates, the other finds it migrated.
+    const [s] = [store(database.url), store(database.url)];
+    await Promise.all(stores.map((x) => x.open()));
+    expect((await s?.changesAfter(0, 10))?.map((c) => [c.cause, c.snapshot])).toEqual([
+      ["sweep", true],
+      ["webhook", false],
+    ]);
+    const [next] = await (s as MirrorStore).commit(100003, () => ({
+      next: row(100003),
+      changes: [
+        {
+          type: "order.added",
+          orderNumber: 100003,
+          siteId: 12,
+          observedAt: "2026-01-01T00:02:00.000Z",
+          cause: "sweep",
+        } as never,
+      ],
+    }));
+    expect(next).toMatchObject({ id: 3, snapshot: true });
+  });
+
+  it("a migration that fails part-way leaves the version 2 database as it was; version 4 is refused", async () => {
+    await fresh();
+    await admin.query(`${V2_POSTGRES_SCHEMA + v2Rows(true)} DROP TABLE po_checkpoints;`);
+    await expect(store(database.url).open()).rejects.toMatchObject({ code: "store_open_failed" });
+    const version = await admin.query("SELECT value FROM po_meta WHERE name = 'schema_version'");
+    expect(version.rows).toEqual([{ value: "2" }]);
+    const columns = await admin.query(
+      "SELECT column_name FROM information_schema.columns WHERE table_name = 'po_changes' AND column_name = 'snapshot'",
+    );
+    expect(columns.rows).toEqual([]);
+
+    await admin.query("UPDATE po_meta SET value = '4' WHERE name = 'schema_version'");
+    await expect(store(database.url).open()).rejects.toMatchObject({
+      code: "schema_too_new",
+      found: 4,
+      supported: 3,
+    });
   });
 
   it("refuses a database of a newer version, naming both versions and the database without its password", async () => {

@@ -35,6 +35,18 @@ describe("fatalError", () => {
     expect(error?.message).toBe(`The mirror stops: status 403 ${error?.hint}`);
   });
 
+  it("the mirror error it made stays fatal when a batch of reads throws it again", () => {
+    const stop = fatalError(apiError(401, "invalid_token")) as MirrorError;
+    expect(fatalError(stop)).toBe(stop);
+  });
+
+  it("a mirror error caused by a transient failure is not fatal", () => {
+    const refused = new MirrorError("cursor_refused", "refused", {
+      cause: apiError(400, "invalid_cursor"),
+    });
+    expect(fatalError(refused)).toBeUndefined();
+  });
+
   it("a transient failure is not fatal", () => {
     expect(fatalError(apiError(503))).toBeUndefined();
     expect(fatalError(new Error("boom"))).toBeUndefined();

@@ -1,5 +1,10 @@
 import { PartnerOrders } from "partner-orders";
-import { type MirrorStore, OrderMirror, sqliteStore } from "partner-orders/sync";
+import {
+  MIRROR_SCHEMA_VERSION,
+  type MirrorStore,
+  OrderMirror,
+  sqliteStore,
+} from "partner-orders/sync";
 import { afterEach, describe, expect, it } from "vitest";
 import { newHolder, retireHolder } from "../../../src/sync/holder";
 import type { NewChange, StoredOrder } from "../../../src/sync/types";
@@ -64,7 +69,7 @@ describe("status", () => {
       invalidOrders: [],
       lastError: null,
       consumers: [],
-      schemaVersion: 2,
+      schemaVersion: MIRROR_SCHEMA_VERSION,
       account: null,
     });
   });
@@ -109,7 +114,7 @@ describe("status", () => {
         { name: "behind", position: 1, lagChanges: 2, lagMs: 30_000 },
         { name: "current", position: 3, lagChanges: 0, lagMs: 0 },
       ],
-      schemaVersion: 2,
+      schemaVersion: MIRROR_SCHEMA_VERSION,
       account: null,
     });
   });

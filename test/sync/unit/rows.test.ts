@@ -31,6 +31,11 @@ describe("order rows", () => {
       true,
       55,
       9,
+      // The typed columns: status, updated_on, total (the order total, null here), partner_order_id.
+      "In Production",
+      null,
+      null,
+      null,
     ]);
   });
 
@@ -117,6 +122,7 @@ describe("change rows", () => {
     observed_at: "2026-03-01T12:00:00.000Z",
     cause: "sweep",
     payload: "{}",
+    snapshot: 0,
   };
 
   it("a row is read back as the change, its payload spread in", () => {
@@ -127,9 +133,14 @@ describe("change rows", () => {
       siteId: 101,
       observedAt: "2026-03-01T12:00:00.000Z",
       cause: "sweep",
+      snapshot: false,
       from: "Open",
       to: "Shipped",
     });
+    // SQLite keeps the flag as 1, PostgreSQL as true.
+    expect(rowToChange({ ...base, snapshot: 1 }).snapshot).toBe(true);
+    expect(rowToChange({ ...base, snapshot: true }).snapshot).toBe(true);
+    expect(rowToChange({ ...base, snapshot: false }).snapshot).toBe(false);
   });
 
   it("an order in the payload has its money revived as Decimal", () => {

@@ -14,8 +14,8 @@ const HINT =
   "The mirror's tables were changed outside partner-orders: restore them from a backup, or give the mirror a new store.";
 
 describe("the schema", () => {
-  it("is at version 2", () => {
-    expect(MIRROR_SCHEMA_VERSION).toBe(2);
+  it("is at version 3", () => {
+    expect(MIRROR_SCHEMA_VERSION).toBe(3);
   });
 
   it("expects these tables and columns", () => {
@@ -30,8 +30,22 @@ describe("the schema", () => {
         "unresolvable",
         "next_poll_at",
         "seen_in_sweep",
+        "status",
+        "updated_on",
+        "total",
+        "partner_order_id",
       ],
-      po_changes: ["id", "type", "order_number", "site_id", "observed_at", "cause", "payload"],
+      po_external_ids: ["external_id", "order_number"],
+      po_changes: [
+        "id",
+        "type",
+        "order_number",
+        "site_id",
+        "observed_at",
+        "cause",
+        "payload",
+        "snapshot",
+      ],
       po_checkpoints: ["name", "value"],
       po_consumers: ["name", "position"],
       po_leases: ["name", "holder", "since", "expires_at"],

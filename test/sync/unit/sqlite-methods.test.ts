@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { sqliteStore } from "partner-orders/sync";
+import { MIRROR_SCHEMA_VERSION, sqliteStore } from "partner-orders/sync";
 import { afterEach, describe, expect, it } from "vitest";
 import { PartnerOrdersError } from "../../../src/core/errors";
 import { MirrorError, StoreAccountError, StoreLockedError } from "../../../src/sync/errors";
@@ -194,6 +194,8 @@ describe("sqliteStore", () => {
         siteId: 12,
         observedAt: "t2",
         cause: "sweep",
+        // Written by a sweep before any sweep completed: the snapshot.
+        snapshot: true,
         from: "Open",
         to: "Shipped",
       },
@@ -273,11 +275,11 @@ describe("sqliteStore leases", () => {
 describe("sqliteStore claims", () => {
   it("claimAccount records the account, accepts it again and refuses another", async () => {
     const s = await store();
-    expect(await s.info()).toEqual({ schemaVersion: 2, account: null });
+    expect(await s.info()).toEqual({ schemaVersion: MIRROR_SCHEMA_VERSION, account: null });
     const account = { partnerId: "p1", baseUrl: "https://a.example" };
     await s.claimAccount(account);
     await s.claimAccount({ partnerId: "p1", baseUrl: "https://a.example/" });
-    expect(await s.info()).toEqual({ schemaVersion: 2, account });
+    expect(await s.info()).toEqual({ schemaVersion: MIRROR_SCHEMA_VERSION, account });
     const error = await s
       .claimAccount({ partnerId: "p2", baseUrl: "https://a.example" })
       .catch((e: unknown) => e);

@@ -12,7 +12,8 @@ import {
 } from "partner-orders/sync";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { newHolder, retireHolder } from "../../../src/sync/holder";
-import { record, V1_SQLITE_SCHEMA } from "../stores/support.js";
+import { STREAM } from "../../../src/sync/stores/schema";
+import { record, row, V1_SQLITE_SCHEMA, V2_SQLITE_SCHEMA, v2Rows } from "../stores/support.js";
 
 /** The SQLite store's file: its schema version, migration, refusals and the one-writer claim. */
 const dir = mkdtempSync(join(tmpdir(), "po-sqlite-"));
@@ -62,6 +63,9 @@ describe("sqliteStore's schema", () => {
     expect(await s.get(100001)).toMatchObject({ orderNumber: 100001, seenInSweep: 3 });
     expect((await s.changesAfter(0, 10)).map((c) => c.type)).toEqual(["order.unresolvable"]);
     expect(await s.getCheckpoint("sweep:last")).toBe("3");
+    // Its first sweep had ended: the snapshot is complete, its change is not part of it.
+    expect((await s.changesAfter(0, 10)).map((c) => c.snapshot)).toEqual([false]);
+    expect(await s.getCheckpoint(STREAM.snapshotComplete)).toBe("1");
     expect(await s.consumers()).toEqual([{ name: "billing", position: 1 }]);
     const lease = await s.leaseHolder("sweep");
     expect(lease).toMatchObject({ holder: "some-holder", expiresAt: 1767225660000 });
@@ -80,6 +84,89 @@ describe("sqliteStore's schema", () => {
     const again = store(path);
     await again.open();
     expect((await again.changesAfter(0, 10)).length).toBe(2);
+  });
+
+  it("migrates a version 2 file whose first sweep had ended: its changes are not the snapshot, nor what comes next", async () => {
+    const path = file();
+    const db = new Database(path);
+    db.exec(V2_SQLITE_SCHEMA + v2Rows(true));
+    db.close();
+    const s = store(path);
+    await s.open();
+    expect(await s.info()).toEqual({ schemaVersion: 3, account: null });
+    const old = await s.changesAfter(0, 10);
+    expect(old.map((c) => [c.id, c.type, c.snapshot])).toEqual([
+      [1, "order.added", false],
+      [2, "order.changed", false],
+    ]);
+    expect(await s.getCheckpoint(STREAM.snapshotComplete)).toBe("2");
+    expect(await s.consumers()).toEqual([{ name: "billing", position: 1 }]);
+    await s.claimWriter(holder());
+    const [next] = await record(s, 100002);
+    expect(next).toMatchObject({ id: 3, snapshot: false });
+    await s.close();
+    const after = new Database(path, { readonly: true });
+    expect(after.pragma("user_version", { simple: true })).toBe(3);
+    after.close();
+  });
+
+  it("migrates a version 2 file in the middle of its first sweep: what the sweep wrote so far is the snapshot", async () => {
+    const path = file();
+    const db = new Database(path);
+    db.exec(V2_SQLITE_SCHEMA + v2Rows(false));
+    db.close();
+    const s = store(path);
+    await s.open();
+    expect((await s.changesAfter(0, 10)).map((c) => [c.cause, c.snapshot])).toEqual([
+      ["sweep", true],
+      ["webhook", false],
+    ]);
+    expect(await s.getCheckpoint(STREAM.snapshotComplete)).toBeNull();
+    // The sweep goes on after the upgrade: still the snapshot.
+    const [next] = await s.commit(100003, () => ({
+      next: row(100003),
+      changes: [
+        {
+          type: "order.added",
+          orderNumber: 100003,
+          siteId: 12,
+          observedAt: "2026-01-01T00:02:00.000Z",
+          cause: "sweep",
+        } as never,
+      ],
+    }));
+    expect(next).toMatchObject({ id: 3, snapshot: true });
+  });
+
+  it("a migration that fails part-way leaves the version 2 file as it was", async () => {
+    const path = file();
+    const db = new Database(path);
+    db.exec(`${V2_SQLITE_SCHEMA + v2Rows(true)} DROP TABLE po_checkpoints;`);
+    db.close();
+    await expect(store(path).open()).rejects.toMatchObject({ code: "store_open_failed" });
+    const after = new Database(path, { readonly: true });
+    expect(after.pragma("user_version", { simple: true })).toBe(2);
+    // The column added before the failing statement went with the rest.
+    const columns = (after.pragma("table_info(po_changes)") as { name: string }[]).map(
+      (c) => c.name,
+    );
+    expect(columns).not.toContain("snapshot");
+    after.close();
+  });
+
+  it("refuses a file of the next version (4), naming both", async () => {
+    const path = file();
+    await store(path).open();
+    await stores[0]?.close();
+    const db = new Database(path);
+    db.pragma("user_version = 4");
+    db.close();
+    await expect(store(path).open()).rejects.toMatchObject({
+      code: "schema_too_new",
+      found: 4,
+      supported: 3,
+      message: expect.stringMatching(/version 4.*up to 3/),
+    });
   });
 
   it("a new file starts at the current version", async () => {
@@ -101,9 +188,15 @@ describe("sqliteStore's schema", () => {
       .open()
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(SchemaVersionError);
-    expect(refused).toMatchObject({ code: "schema_too_new", found: 99, supported: 2 });
+    expect(refused).toMatchObject({
+      code: "schema_too_new",
+      found: 99,
+      supported: MIRROR_SCHEMA_VERSION,
+    });
     expect((refused as Error).message).toContain(path);
-    expect((refused as Error).message).toMatch(/version 99.*up to 2/);
+    expect((refused as Error).message).toMatch(
+      new RegExp(`version 99.*up to ${MIRROR_SCHEMA_VERSION}`),
+    );
     const after = new Database(path, { readonly: true });
     expect(after.pragma("user_version", { simple: true })).toBe(99);
     after.close();

@@ -1,0 +1,17 @@
+import { defineConfig } from "vitest/config";
+import base from "./vitest.config";
+
+/**
+ * The tests mutation testing of the PostgreSQL store runs (stryker.postgres.config.mjs): the store
+ * contract and the PostgreSQL store's own tests, on one real server started once for the run
+ * (test/support/shared-postgres.ts), each test in a database of its own.
+ */
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    include: ["test/sync/stores/**/*.test.ts"],
+    globalSetup: ["test/support/shared-postgres.ts"],
+    reporters: ["default"],
+  },
+});
