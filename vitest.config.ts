@@ -20,9 +20,39 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // The HTTP behaviour (hostile servers, retries, redirects, aborts, mutual TLS, MCP) is held to
+    // the same suites on both wires: fetch everywhere, then undici.request over a real socket.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "fetch",
+          include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
+          env: { PARTNER_ORDERS_HTTP: "fetch" },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "undici",
+          include: [
+            "test/client/hostile-*.test.ts",
+            "test/client/retr*.test.ts",
+            "test/client/one-request-path.test.ts",
+            "test/client/timeout-on-clock.test.ts",
+            "test/client/token-*.test.ts",
+            "test/client/headers.test.ts",
+            "test/client/user-agent.test.ts",
+            "test/client/msw.test.ts",
+            "test/mtls/*.test.ts",
+            "test/mcp/*.test.ts",
+          ],
+          env: { PARTNER_ORDERS_TEST_WIRE: "undici" },
+        },
+      },
+    ],
   },
 });

@@ -17,30 +17,29 @@ const optionalPeers = [
 ];
 /**
  * `goal` is the budget set for the entry; `limit` is what fails the check. The root's goal of
- * 22 KiB is not met: decimal.js (12.7 KiB), openapi-fetch (2.8) and p-retry (1.5), the chosen
- * dependencies, take 16.9 KiB of it before any code of ours, and the root also carries the client,
- * request validation, the error family, mutual-TLS checks and the webhook re-exports partners
- * import from the root. Its limit holds it where it is, so it cannot grow unnoticed; it was raised from 36 KiB to
- * 37 KiB for the fleet's shared token cache and rate-limit gate (client options `tokenCache` and
- * `rateLimitGate`), about 0.8 KiB, and to 38 KiB for the details partners expect (User-Agent,
- * `defaultHeaders` and per-call `headers`, `withOptions()`, `PARTNER_ORDERS_LOG`, `toArray()`) and the
- * requests a sandbox clock waits for, about 1.1 KiB, and to 40 KiB for what a hostile server showed
- * the client must do (secrets redacted from server text, strict `Retry-After` and HTTP-date reading,
- * `SubmissionLocationError`, the decimal.js fast-path guard), about 1.7 KiB, and for the
- * configurable retry policy (the `retry` option, `defaultRetryPolicy`) and the client-wide retry
- * budget, about 1.0 KiB, and to 41 KiB for `ResponseDecodeError` (the field, list row and reason of
- * an answer the client cannot read), about 0.3 KiB, with the hook through which the order mirror
- * reads a list page without losing it to one bad row, under 0.1 KiB.
+ * 22 KiB is not met: decimal.js (12.7 KiB), the chosen dependency for money, takes more than half of
+ * it before any code of ours, and the root also carries the client, request validation, the error
+ * family, mutual-TLS checks and the webhook re-exports partners import from the root. Its limit
+ * holds it where it is, so it cannot grow unnoticed: 38 KiB since the HTTP layer was rewritten
+ * without openapi-fetch's runtime and p-retry (from 41 KiB). `import { PartnerOrders }` alone, what
+ * most partners write, has a budget of its own.
  */
 const budgets = [
-  { entry: "dist/index.js", goal: 22 * KiB, limit: 41 * KiB },
+  { entry: "dist/index.js", goal: 22 * KiB, limit: 38 * KiB },
+  {
+    entry: "dist/index.js",
+    name: "import { PartnerOrders }",
+    contents: 'export { PartnerOrders } from "./dist/index.js";',
+    goal: 36 * KiB,
+    limit: 36 * KiB,
+  },
   { entry: "dist/webhooks/index.js", goal: 4 * KiB, limit: 4 * KiB },
 ];
 
 let failed = false;
-for (const { entry, goal, limit } of budgets) {
+for (const { entry, name = entry, contents, goal, limit } of budgets) {
   const result = await build({
-    entryPoints: [entry],
+    ...(contents ? { stdin: { contents, resolveDir: process.cwd() } } : { entryPoints: [entry] }),
     bundle: true,
     minify: true,
     format: "esm",
@@ -64,7 +63,7 @@ for (const { entry, goal, limit } of budgets) {
   failed ||= !ok;
   const goalNote = size <= goal ? "goal met" : `goal ${goal / KiB} KiB not met`;
   console.log(
-    `size: ${entry} ${(size / KiB).toFixed(1)} KiB min+gzip (limit ${limit / KiB} KiB, ${goalNote})` +
+    `size: ${name} ${(size / KiB).toFixed(1)} KiB min+gzip (limit ${limit / KiB} KiB, ${goalNote})` +
       (leaks.length ? `; must not load: ${leaks.join(", ")}` : "") +
       (ok ? "" : "  OVER"),
   );

@@ -1,6 +1,11 @@
 import { type APIPromise, mapResult } from "./core/api-promise";
-import { ClientCredentialsTokenSource, ProvidedTokenSource, type TokenSource } from "./core/auth";
+import { ClientCredentialsTokenSource, ProvidedTokenSource } from "./core/auth";
 import { PartnerOrdersError, RequestValidationError } from "./core/errors";
+import { gateAttempts } from "./core/http/gate";
+import { nodeWire } from "./core/http/node-wire";
+import { operation } from "./core/http/operation";
+import { Http, type TokenSource } from "./core/http/request";
+import { fetchWire, type Wire } from "./core/http/wire";
 import { type ClientLog, createLog, type Log, resolveLog } from "./core/logger";
 import type { McpClient } from "./core/mcp-client";
 import type {
@@ -24,14 +29,12 @@ import {
   resolveTuning,
 } from "./core/options";
 import { SubmissionWaiter, type WaitOptions } from "./core/polling";
-import type { Channel } from "./core/send";
-import { operation, Transport } from "./core/transport";
 import { userAgent } from "./core/user-agent";
 import { type Clock, systemClock } from "./internal/clock";
 import { collect } from "./internal/collect";
-import { attachMcpAccess } from "./internal/mcp-access";
+import { attachHttp } from "./internal/http-access";
+import { attachMcpAccess, type McpAccess } from "./internal/mcp-access";
 import { createMcpFetch } from "./internal/mcp-fetch";
-import { attachTransport } from "./internal/transport-access";
 import { Orders, submitOperation } from "./resources/orders";
 import { Products } from "./resources/products";
 import { Sites } from "./resources/sites";
@@ -64,57 +67,48 @@ export class PartnerOrders {
   readonly sites: Sites;
 
   readonly #options: ResolvedOptions;
-  readonly #transport: Transport;
+  readonly #http: Http;
   readonly #clock: Clock;
   readonly #log: ClientLog;
   readonly #connection: Connection;
   /** The one waiter behind `submitOrderAndWait` and `submissions.wait`. */
   readonly #waiter: SubmissionWaiter;
+  readonly #mcpAccess: McpAccess;
   #mcp: Promise<McpClient> | undefined;
 
   /**
    * Checks the options at once (a missing credential or an `http:` URL to a non-loopback host
    * throws {@link PartnerOrdersError} here), then sends nothing until the first call.
    */
-  constructor(options: ClientOptions = {}) {
-    const parent = derivingFrom;
-    derivingFrom = undefined;
-    if (parent) {
-      // withOptions(): the parent's connection, credential and token cache, some options changed.
-      this.#options = { ...parent.#options, ...resolveTuning(options, parent.#options) };
-      this.#clock = parent.#clock;
-      this.#log =
-        options.logger === undefined && options.logLevel === undefined
-          ? parent.#log
-          : createLog(options.logger ?? parent.#log.logger, options.logLevel ?? parent.#log.level);
-      this.#connection = parent.#connection;
-    } else {
-      this.#options = resolveOptions(options);
-      this.#clock = options.clock ?? systemClock;
-      this.#log = resolveLog(options.logger, options.logLevel, env("PARTNER_ORDERS_LOG"));
-      const mtls =
-        this.#options.mtls && new MtlsConnection(this.#options.mtls, this.#clock, this.#log);
-      const fetch = createFetch(options, mtls);
-      const tokens = createTokenSource(this.#options, fetch, this.#clock, this.#log);
-      this.#connection = { mtls, fetch, tokens };
-    }
-    const { fetch: fetchFn, tokens } = this.#connection;
-    this.#transport = new Transport({
-      baseUrl: this.#options.baseUrl,
-      fetch: fetchFn,
+  constructor(options?: ClientOptions);
+  /** @internal `withOptions()`: the parts a derived client shares with its parent. */
+  constructor(options: ClientOptions, parts: ClientParts);
+  constructor(options: ClientOptions = {}, parts?: ClientParts) {
+    const own = parts && derived.has(parts) ? parts : PartnerOrders.#assemble(options);
+    this.#options = own.options;
+    this.#clock = own.clock;
+    this.#log = own.log;
+    this.#connection = own.connection;
+    const { wire, tokens } = this.#connection;
+    const { clock, log } = own;
+    const { rateLimitGate, retry } = own.options;
+    this.#http = new Http({
+      wire,
+      agent: userAgent(),
+      base: baseOf(own.options),
       tokens,
-      maxRetries: this.#options.maxRetries,
-      retry: this.#options.retry,
-      retryBudget: this.#options.retry.budget ? this.#options.retryBudget : undefined,
-      timeoutMs: this.#options.timeoutMs,
-      clock: this.#clock,
-      log: this.#log,
-      rateLimitGate: this.#options.rateLimitGate,
-      headers: this.#options.defaultHeaders,
+      clock,
+      log,
+      maxRetries: own.options.maxRetries,
+      retry,
+      budget: retry.budget ? own.options.retryBudget : undefined,
+      timeoutMs: own.options.timeoutMs,
+      headers: own.options.defaultHeaders,
+      around: rateLimitGate && gateAttempts(rateLimitGate, clock, log, retry),
     });
-    this.orders = new Orders(this.#transport, this.#log, this.#clock);
+    this.orders = new Orders(this.#http, this.#log, this.#clock);
     this.#waiter = new SubmissionWaiter({
-      transport: this.#transport,
+      http: this.#http,
       clock: this.#clock,
       baseUrl: this.#options.baseUrl,
       // Blanks the secrets the client knows out of server text placed in a message: no secret may
@@ -122,16 +116,16 @@ export class PartnerOrders {
       redact: tokens ? (text) => tokens.redact(text) : (text) => text,
       getSubmission,
     });
-    this.submissions = new Submissions(this.#transport, this.#waiter);
-    this.products = new Products(this.#transport);
-    this.sites = new Sites(this.#transport);
+    this.submissions = new Submissions(this.#http, this.#waiter);
+    this.products = new Products(this.#http);
+    this.sites = new Sites(this.#http);
     // partner-orders/sync reads its list pages through this client's own request path.
-    attachTransport(this, this.#transport);
+    attachHttp(this, this.#http);
     // partner-orders/mcp reaches the same fetch and token cache through a symbol, not a public field.
-    attachMcpAccess(
+    this.#mcpAccess = attachMcpAccess(
       this,
       this.#options.baseUrl,
-      createMcpFetch(fetchFn, tokens, this.#options, this.#clock, this.#log),
+      createMcpFetch(this.#http, own.options.defaultHeaders),
     );
   }
 
@@ -152,12 +146,51 @@ export class PartnerOrders {
    */
   withOptions(overrides: ClientOverrides): PartnerOrders {
     checkOverrides(overrides);
-    derivingFrom = this;
-    try {
-      return new PartnerOrders(overrides);
-    } finally {
-      derivingFrom = undefined;
-    }
+    return PartnerOrders.#derive(this, overrides);
+  }
+
+  /** A new client's parts, from its options alone. */
+  static #assemble(options: ClientOptions): ClientParts {
+    const resolved = resolveOptions(options);
+    const clock = options.clock ?? systemClock;
+    const log = resolveLog(options.logger, options.logLevel, env("PARTNER_ORDERS_LOG"));
+    const mtls = resolved.mtls && new MtlsConnection(resolved.mtls, clock, log);
+    const wire = createWire(options, mtls);
+    // The token request is shared by the clients withOptions() makes: it keeps this client's bounds.
+    const tokenHttp = new Http({
+      wire,
+      agent: userAgent(),
+      base: baseOf(resolved),
+      tokens: undefined,
+      clock,
+      log,
+      maxRetries: 0,
+      retry: resolved.retry,
+      budget: undefined,
+      timeoutMs: resolved.timeoutMs,
+      headers: {},
+    });
+    const tokens = createTokenSource(resolved, tokenHttp, clock, log);
+    return { options: resolved, clock, log, connection: { mtls, wire, tokens } };
+  }
+
+  /** `withOptions()`: the parent's connection, credential and token cache, some options changed. */
+  static #derive(parent: PartnerOrders, overrides: ClientOverrides): PartnerOrders {
+    const log =
+      overrides.logger === undefined && overrides.logLevel === undefined
+        ? parent.#log
+        : createLog(
+            overrides.logger ?? parent.#log.logger,
+            overrides.logLevel ?? parent.#log.level,
+          );
+    const parts: ClientParts = {
+      options: { ...parent.#options, ...resolveTuning(overrides, parent.#options) },
+      clock: parent.#clock,
+      log,
+      connection: parent.#connection,
+    };
+    derived.add(parts);
+    return new PartnerOrders(overrides, parts);
   }
 
   /**
@@ -173,7 +206,8 @@ export class PartnerOrders {
    */
   get mcp(): Promise<McpClient> {
     if (!this.#mcp) {
-      const connecting = import("./mcp/index").then((m) => m.connectMcp(this));
+      const access = this.#mcpAccess;
+      const connecting = import("./internal/mcp-connect").then((m) => m.connectWithAccess(access));
       // A failed connection is not kept: the next use tries again.
       connecting.catch(() => {
         if (this.#mcp === connecting) this.#mcp = undefined;
@@ -205,13 +239,13 @@ export class PartnerOrders {
 
   /** The credential's partner, granted sites, auth method and effective scopes. A good first call. */
   me(options?: RequestOptions): APIPromise<Principal> {
-    return this.#transport.request(operation("getMe", {}), options);
+    return this.#http.call(operation("getMe", {}), options);
   }
 
   /** Liveness of the service; resolves when it answers 2xx, throws otherwise. */
   ping(options?: RequestOptions): APIPromise<void> {
     return mapResult(
-      this.#transport.request(operation("ping", {}, { auth: false, decode: false }), options),
+      this.#http.call(operation("ping", {}, { auth: false, decode: false }), options),
       () => undefined,
     );
   }
@@ -279,40 +313,47 @@ export class PartnerOrders {
 /** What clients made by `withOptions` share with the one they came from. */
 interface Connection {
   mtls: MtlsConnection | undefined;
-  fetch: Channel;
+  wire: Wire;
   tokens: TokenSource | undefined;
 }
 
-/**
- * The client `withOptions` is deriving from, handed to the constructor it calls synchronously, so
- * the public constructor keeps its one argument.
- */
-let derivingFrom: PartnerOrders | undefined;
+/** What a client is made of; a client made by `withOptions` shares its parent's connection. */
+interface ClientParts {
+  options: ResolvedOptions;
+  clock: Clock;
+  log: ClientLog;
+  connection: Connection;
+}
 
-/** How this client's requests leave (core/send.ts sends them all: API, token and MCP). */
-function createFetch(options: ClientOptions, mtls: MtlsConnection | undefined): Channel {
+/** Parts made by `withOptions` itself: the constructor takes no others from a caller. */
+const derived = new WeakSet<ClientParts>();
+
+/** How this client's requests leave: API, token and MCP alike. */
+function createWire(options: ClientOptions, mtls: MtlsConnection | undefined): Wire {
   const custom = options.fetch;
-  const agent = userAgent();
   if (mtls) {
     // A custom fetch cannot carry the client certificate; dropping either silently would be worse.
     if (custom)
       throw new PartnerOrdersError("mtls and fetch cannot be combined: pass one of them.");
-    return { fetch: mtls.fetch, agent };
+    return env("PARTNER_ORDERS_HTTP") === "fetch" ? fetchWire(mtls.fetch) : mtls.request;
   }
   // Looked up at call time, so request interceptors installed later (msw, nock) still apply.
-  return {
-    fetch: custom ? (request) => custom(request) : (request) => globalThis.fetch(request),
-    agent,
-  };
+  if (custom) return fetchWire((request) => custom(request));
+  return nodeWire(env("PARTNER_ORDERS_HTTP") === "fetch");
+}
+
+/** The API base URL without its trailing slash, as every request's URL starts. */
+function baseOf(options: ResolvedOptions): string {
+  return options.baseUrl.href.replace(/\/$/, "");
 }
 
 function createTokenSource(
   options: ResolvedOptions,
-  channel: Channel,
+  http: Http,
   clock: Clock,
   log: Log,
 ): TokenSource | undefined {
   if (options.mtls) return undefined;
   if (options.accessToken !== undefined) return new ProvidedTokenSource(options.accessToken);
-  return new ClientCredentialsTokenSource(options, channel, clock, log);
+  return new ClientCredentialsTokenSource(options, http, clock, log);
 }

@@ -1,5 +1,6 @@
 export { PartnerOrders } from "./client";
 export type { APIPromise, WithResponse } from "./core/api-promise";
+export { Decimal } from "./core/decimal";
 export type { Problem, ProblemCode, Violation, WebhookVerificationReason } from "./core/errors";
 export {
   APIConnectionError,
@@ -25,6 +26,16 @@ export {
   UnprocessableEntityError,
   WebhookVerificationError,
 } from "./core/errors";
+export type {
+  RetryableAnswer,
+  RetryBudgetOptions,
+  RetryOptions,
+  RetryPolicy,
+  RetryRule,
+  RetryRules,
+} from "./core/http/policy";
+// The default retry policy (README, "Errors and retries"); the `retry` client option changes it.
+export { defaultRetryPolicy } from "./core/http/policy";
 export type { Logger, LogLevel } from "./core/logger";
 export type {
   McpClient,
@@ -59,23 +70,12 @@ export type {
   SubmittedOrder,
   SubmittedOrderLine,
 } from "./core/models";
-export { Decimal } from "./core/money";
 export type { MtlsCertificateInfo, MtlsCertificateReason } from "./core/mtls";
 // Mutual TLS: the certificate checks a client runs before first use.
 export { checkMtlsCertificate, MtlsCertificateError, mtlsPolicy } from "./core/mtls";
 export type { ClientOptions, ClientOverrides, MtlsOptions, RequestOptions } from "./core/options";
 export type { Page, Paginated, ToArrayOptions } from "./core/pagination";
 export type { WaitOptions } from "./core/polling";
-export type {
-  RetryableAnswer,
-  RetryBudgetOptions,
-  RetryOptions,
-  RetryPolicy,
-  RetryRule,
-  RetryRules,
-} from "./core/retry";
-// The default retry policy (README, "Errors and retries"); the `retry` client option changes it.
-export { defaultRetryPolicy } from "./core/retry";
 export type { Clock } from "./internal/clock";
 export type { OrderListParams, Orders, PageParams, SubmitResult } from "./resources/orders";
 export type { ProductListParams, Products } from "./resources/products";

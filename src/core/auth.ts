@@ -1,24 +1,15 @@
-import { obtainSharedToken } from "../fleet/shared-token";
-import { type SharedToken, tokenCacheKey } from "../fleet/token-cache";
 import type { Clock } from "../internal/clock";
-import { AuthenticationError, errorFromResponse } from "./errors";
+import { AuthenticationError } from "./errors";
+import type { Http, TokenSource } from "./http/request";
+import type { WireAnswer } from "./http/wire";
 import type { Log } from "./logger";
 import type { ResolvedOptions } from "./options";
 import { SecretSet } from "./redact";
-import { type Channel, send } from "./send";
 
-/** Where a call's bearer token comes from. */
-export interface TokenSource {
-  /**
-   * A token to send now. Each caller bounds its wait with its own `signal` (`untilAborted`): the
-   * token request itself is shared and tied to no caller.
-   */
-  get(signal?: AbortSignal): Promise<string>;
-  /** The service refused `token` (401): forget it. True when a retry can bring a different token. */
-  invalidate(token: string): boolean;
-  /** `text` with every secret this source knows (credential, tokens) replaced by `[redacted]`. */
-  redact(text: string): string;
-}
+export type { TokenSource } from "./http/request";
+
+import { obtainSharedToken } from "./shared-token";
+import { type SharedToken, tokenCacheKey } from "./token-cache";
 
 export const tokenPath = "/oauth2/token";
 /** The lifetime of a token whose answer carries no `expires_in`. */
@@ -50,7 +41,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
 
   constructor(
     private readonly options: ResolvedOptions,
-    private readonly channel: Channel,
+    private readonly http: Http,
     private readonly clock: Clock,
     private readonly log: Log,
   ) {
@@ -68,6 +59,11 @@ export class ClientCredentialsTokenSource implements TokenSource {
 
   redact(text: string): string {
     return this.#secrets.redact(text);
+  }
+
+  current(): string | undefined {
+    const cached = this.#cached;
+    return cached && this.clock.monotonic() < cached.refreshAt ? cached.value : undefined;
   }
 
   async get(): Promise<string> {
@@ -149,115 +145,108 @@ export class ClientCredentialsTokenSource implements TokenSource {
     const clientSecret = this.#clientSecret;
     const form = new URLSearchParams({ grant_type: "client_credentials" });
     if (scopes.length) form.set("scope", scopes.join(" "));
-    const headers = new Headers({
+    const headers: Record<string, string> = {
       "content-type": "application/x-www-form-urlencoded",
       accept: "application/json",
-    });
+    };
     if (tokenEndpointAuth === "client_secret_post") {
       form.set("client_id", clientId);
       form.set("client_secret", clientSecret);
     } else {
       // RFC 6749 section 2.3.1: each part form-urlencoded before Basic encoding.
       const pair = `${formEncode(clientId)}:${formEncode(clientSecret)}`;
-      headers.set("authorization", `Basic ${base64(pair)}`);
+      headers.authorization = `Basic ${base64(pair)}`;
     }
-    const url = new URL(`${baseUrl.pathname.replace(/\/$/, "")}${tokenPath}`, baseUrl);
     const started = this.clock.monotonic();
-    // The token request is an HTTP attempt like any other: `timeoutMs` bounds it, or a silent token
-    // endpoint would hang every call that waits on it. It is tied to no caller's signal: others may
-    // be waiting on it too.
-    const { response, text } = await send(
+    // An HTTP attempt like any other: `timeoutMs` bounds it, or a silent token endpoint would hang
+    // every call that waits on it. Not retried here (the calls waiting on it retry) and tied to no
+    // caller's signal: others may be waiting on it too.
+    const { data } = await this.http.request(
       {
-        channel: this.channel,
-        clock: this.clock,
-        timeoutMs: this.options.timeoutMs,
         method: "POST",
-        path: () => tokenPath,
-        target: "the token endpoint",
-      },
-      async (signal, fetch) => {
-        const response = await fetch(
-          new Request(url, {
-            method: "POST",
-            headers,
-            body: form.toString(),
-            redirect: "manual",
-            signal,
-          }),
-        );
-        // Stryker disable next-line StringLiteral,ArrowFunction: equivalent, an unreadable body is no JSON whatever stands for it
-        return { response, text: await response.text().catch(() => "") };
-      },
-    );
-    if (!response.ok) throw tokenError(response, text, this.clock.now(), (t) => this.redact(t));
-    // Any JSON: a primitive (a string, a number) has no access_token either.
-    let body: { access_token?: unknown; expires_in?: unknown } | null = null;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      // Not JSON: no access_token, refused below.
-    }
-    const refuse = (what: string) =>
-      new AuthenticationError({
-        status: response.status,
-        method: "POST",
+        url: `${baseUrl.href.replace(/\/$/, "")}${tokenPath}`,
         path: tokenPath,
-        headers: response.headers,
-        message: `POST ${tokenPath} answered ${response.status} ${what}.`,
-      });
-    const accessToken = body?.access_token;
-    if (typeof accessToken !== "string" || !accessToken) throw refuse("without an access_token");
-    // `expires_in` is optional (RFC 6749 5.1): absent means the one-hour default. Present, it must
-    // be a positive number of seconds; anything else would make the renewal time meaningless and
-    // mint a token per call, so the answer is refused. A lifetime beyond a day is read as a day;
-    // an infinite one (1e999 in the JSON) is refused. JSON has no NaN.
-    const expiresIn = body?.expires_in;
-    if (
-      expiresIn !== undefined &&
-      (typeof expiresIn !== "number" || expiresIn <= 0 || expiresIn === Number.POSITIVE_INFINITY)
-    ) {
-      throw refuse("with an expires_in that is not a positive number of seconds");
-    }
-    const lifetimeMs =
-      Math.min(expiresIn ?? defaultTokenLifetimeSeconds, maxTokenLifetimeSeconds) * 1000;
-    // Renew max(60 s, 10 %) before expiry (README, "Authentication"). A token living no longer than
-    // that margin would be stale at birth and re-minted on every call: it is renewed at half-life.
-    let margin = Math.max(60_000, lifetimeMs * 0.1);
-    if (margin >= lifetimeMs) margin = lifetimeMs / 2;
-    return {
-      value: accessToken,
-      expiresAt: started + lifetimeMs,
-      refreshAt: started + lifetimeMs - margin,
-    };
+        headers,
+        body: form.toString(),
+        auth: false,
+        retry: false,
+        target: "the token endpoint",
+        read: async (answer) => readToken(answer, started),
+        problem: tokenProblem,
+        redact: (text) => this.redact(text),
+      },
+      {},
+    );
+    return data;
   }
 }
 
-/** The token endpoint's error answer: an RFC 6749 `error` body or a problem document. */
-function tokenError(
-  response: Response,
-  text: string,
-  nowMs: number,
-  redact: (text: string) => string,
-) {
+/** A 2xx of the token endpoint read as a token; an answer without a usable one is refused. */
+async function readToken(answer: WireAnswer, started: number): Promise<CachedToken> {
+  // Stryker disable next-line StringLiteral,ArrowFunction: equivalent, an unreadable body is no JSON whatever stands for it
+  const text = await answer.text().catch(() => "");
+  // Any JSON: a primitive (a string, a number) has no access_token either.
+  let body: { access_token?: unknown; expires_in?: unknown } | null = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON: no access_token, refused below.
+  }
+  const refuse = (what: string) =>
+    new AuthenticationError({
+      status: answer.status,
+      method: "POST",
+      path: tokenPath,
+      headers: answer.headers(),
+      message: `POST ${tokenPath} answered ${answer.status} ${what}.`,
+    });
+  const accessToken = body?.access_token;
+  if (typeof accessToken !== "string" || !accessToken) throw refuse("without an access_token");
+  // `expires_in` is optional (RFC 6749 5.1): absent means the one-hour default. Present, it must
+  // be a positive number of seconds; anything else would make the renewal time meaningless and
+  // mint a token per call, so the answer is refused. A lifetime beyond a day is read as a day;
+  // an infinite one (1e999 in the JSON) is refused. JSON has no NaN.
+  const expiresIn = body?.expires_in;
+  if (
+    expiresIn !== undefined &&
+    (typeof expiresIn !== "number" || expiresIn <= 0 || expiresIn === Number.POSITIVE_INFINITY)
+  ) {
+    throw refuse("with an expires_in that is not a positive number of seconds");
+  }
+  const lifetimeMs =
+    Math.min(expiresIn ?? defaultTokenLifetimeSeconds, maxTokenLifetimeSeconds) * 1000;
+  // Renew max(60 s, 10 %) before expiry (README, "Authentication"). A token living no longer than
+  // that margin would be stale at birth and re-minted on every call: it is renewed at half-life.
+  let margin = Math.max(60_000, lifetimeMs * 0.1);
+  if (margin >= lifetimeMs) margin = lifetimeMs / 2;
+  return {
+    value: accessToken,
+    expiresAt: started + lifetimeMs,
+    refreshAt: started + lifetimeMs - margin,
+  };
+}
+
+/**
+ * The token endpoint's error body as the error factory reads it: an RFC 6749 `error` answer is
+ * rebuilt as a problem document (a non-string error_description becomes an empty detail there, as
+ * any problem's would); anything else is read as any body is.
+ */
+function tokenProblem(text: string, status: number): unknown {
   let parsed: Record<string, unknown> | null = null;
   try {
     parsed = JSON.parse(text);
   } catch {
-    // Not JSON: the factory reads the text as it reads any body.
+    // Not JSON: the factory reads the text itself.
   }
-  // The factory reads the text itself; an RFC 6749 answer is rebuilt as a problem document (a
-  // non-string error_description becomes an empty detail there, as any problem's would).
-  const body =
-    typeof parsed?.error === "string" && typeof parsed.code !== "string"
-      ? {
-          type: "about:blank",
-          title: parsed.error,
-          status: response.status,
-          code: parsed.error,
-          detail: parsed.error_description,
-        }
-      : text;
-  return errorFromResponse("POST", tokenPath, response, body, nowMs, redact);
+  return typeof parsed?.error === "string" && typeof parsed.code !== "string"
+    ? {
+        type: "about:blank",
+        title: parsed.error,
+        status,
+        code: parsed.error,
+        detail: parsed.error_description,
+      }
+    : text;
 }
 
 /** A token the partner manages: a fixed string, or a function called again after a 401. */
@@ -265,6 +254,10 @@ export class ProvidedTokenSource implements TokenSource {
   readonly #secrets = new SecretSet();
 
   constructor(private readonly provide: string | (() => string | Promise<string>)) {}
+
+  current(): undefined {
+    return undefined;
+  }
 
   async get(): Promise<string> {
     const token = typeof this.provide === "string" ? this.provide : await this.provide();

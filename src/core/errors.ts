@@ -1,11 +1,11 @@
 /**
  * The one error family of the SDK. Every thrown error extends {@link PartnerOrdersError}; every
  * answer of the service that is not a success becomes an {@link APIError} through
- * {@link errorFromResponse}, the single factory (API document, "Errors").
+ * `errorFromResponse` (core/http/problem.ts), the single factory (API document, "Errors").
  */
 
 import type { Submission } from "./models";
-import { boundText, redactDeep } from "./redact";
+import { boundText } from "./redact";
 
 /** The code catalog of the API document ("Errors"), open to codes added within v1 (Versioning rule 2). */
 export type ProblemCode =
@@ -75,8 +75,8 @@ export class PartnerOrdersError extends Error {
 }
 Object.defineProperty(PartnerOrdersError.prototype, brand, { value: true });
 
-/** @hidden What {@link errorFromResponse} hands an error class; not part of the public surface. */
-interface APIErrorInit {
+/** @hidden What `errorFromResponse` hands an error class; not part of the public surface. */
+export interface APIErrorInit {
   status: number;
   method: string;
   path: string;
@@ -122,7 +122,7 @@ export class APIError extends PartnerOrdersError {
   /** The request path, without query string. */
   readonly path: string;
 
-  /** @hidden Errors are made by {@link errorFromResponse}; the init shape may change. */
+  /** @hidden Errors are made by `errorFromResponse`; the init shape may change. */
   constructor(init: APIErrorInit) {
     super(init.message ?? describe(init));
     this.status = init.status;
@@ -178,7 +178,7 @@ export class RateLimitError extends APIError {
   override name = "RateLimitError";
   /** What `Retry-After` asked for, in seconds (an HTTP date is turned into seconds); null when absent. */
   readonly retryAfterSeconds: number | null;
-  /** @hidden Errors are made by {@link errorFromResponse}; the init shape may change. */
+  /** @hidden Errors are made by `errorFromResponse`; the init shape may change. */
   constructor(init: APIErrorInit & { retryAfterSeconds: number | null }) {
     super(init);
     this.retryAfterSeconds = init.retryAfterSeconds;
@@ -360,164 +360,6 @@ export class SubmissionLocationError extends PartnerOrdersError {
     );
     this.submissionId = submissionId;
   }
-}
-
-const classByStatus: Record<number, typeof APIError> = {
-  400: BadRequestError,
-  401: AuthenticationError,
-  403: PermissionDeniedError,
-  404: NotFoundError,
-  409: ConflictError,
-  422: UnprocessableEntityError,
-  429: RateLimitError,
-  500: InternalServerError,
-  503: ServiceUnavailableError,
-};
-
-/**
- * The single factory from an error answer to an error class. `body` is whatever came back, as text
- * or already parsed: a problem document, an empty body, or an HTML page from a proxy; none of them
- * throws here. `nowMs` is the client's wall clock, against which a `Retry-After` date is read.
- * `redact` blanks the secrets the client knows out of every string of the problem document before
- * it reaches the error's message, `detail`, `title` or `problem`.
- */
-export function errorFromResponse(
-  method: string,
-  path: string,
-  response: { status: number; headers: Headers },
-  body: unknown,
-  nowMs: number = Date.now(),
-  redact?: (text: string) => string,
-): APIError {
-  const parsed = parseProblem(body, response.status);
-  const problem = parsed && redact ? (redactDeep(parsed, redact) as Problem) : parsed;
-  const init: APIErrorInit = {
-    status: response.status,
-    method,
-    path,
-    headers: response.headers,
-    problem,
-  };
-  if (response.status === 403 && !problem) return new EdgeFirewallError(init);
-  if (response.status === 429) {
-    return new RateLimitError({
-      ...init,
-      retryAfterSeconds: parseRetryAfter(response.headers, nowMs),
-    });
-  }
-  const ErrorClass = classByStatus[response.status] ?? APIError;
-  return new ErrorClass(init);
-}
-
-function parseProblem(body: unknown, status: number): Problem | undefined {
-  let value = body;
-  if (typeof body === "string") {
-    // Stryker disable BlockStatement: equivalent, a text left unparsed is refused by the check below too
-    try {
-      value = JSON.parse(body);
-    } catch {
-      return undefined;
-    }
-    // Stryker restore BlockStatement
-  }
-  // Stryker disable next-line ConditionalExpression: a primitive has no string code or title either
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const doc = value as Record<string, unknown>;
-  if (typeof doc.code !== "string" && typeof doc.title !== "string") return undefined;
-  return {
-    ...doc,
-    type: typeof doc.type === "string" ? doc.type : "about:blank",
-    title: typeof doc.title === "string" ? doc.title : "",
-    status: typeof doc.status === "number" ? doc.status : status,
-    code: typeof doc.code === "string" ? doc.code : "",
-    detail: typeof doc.detail === "string" ? doc.detail : "",
-    requestId: typeof doc.requestId === "string" ? doc.requestId : "",
-  };
-}
-
-/**
- * `Retry-After` in seconds: delta-seconds (digits only) or an HTTP-date (RFC 9110 10.2.3: the
- * IMF-fixdate, or the obsolete RFC 850 and asctime forms). Null when absent or malformed, so a
- * value such as `-5` or `2, 3` is no hint at all and the normal backoff applies; never negative.
- */
-export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): number | null {
-  // Headers already strip surrounding spaces, and an empty value matches no form below.
-  // Stryker disable next-line MethodExpression: see above
-  const raw = headers.get("retry-after")?.trim();
-  // Stryker disable next-line ConditionalExpression: see above
-  if (!raw) return null;
-  if (/^\d+$/.test(raw)) return Number(raw);
-  const date = parseHttpDate(raw, nowMs);
-  if (date === null) return null;
-  return Math.max(0, (date - nowMs) / 1000);
-}
-
-// Regular expression literals, not `new RegExp`, so a bundle that does not read `Retry-After` (the
-// webhooks entry) drops them.
-/** `Sun, 06 Nov 1994 08:49:37 GMT` */
-const imfFixdate =
-  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
-/** `Sunday, 06-Nov-94 08:49:37 GMT` */
-const rfc850 =
-  /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
-/** `Sun Nov  6 08:49:37 1994` */
-const asctime =
-  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
-
-/** The fields of the three HTTP-date forms, as [day, month, year, hours, minutes, seconds]. */
-function dateParts(
-  text: string,
-  nowMs: number,
-): [day: string, mon: string, year: number, h: string, m: string, s: string] | null {
-  const fixdate = imfFixdate.exec(text);
-  if (fixdate) {
-    // Stryker disable next-line StringLiteral: every group always matches; the defaults are for types
-    const [, day = "", mon = "", year, h = "", m = "", s = ""] = fixdate;
-    return [day, mon, Number(year), h, m, s];
-  }
-  const obsolete = rfc850.exec(text);
-  if (obsolete) {
-    // Stryker disable next-line StringLiteral: every group always matches; the defaults are for types
-    const [, day = "", mon = "", yy, h = "", m = "", s = ""] = obsolete;
-    // A two-digit year more than 50 years ahead is in the past century (RFC 9110 5.6.7).
-    let year = 2000 + Number(yy);
-    if (year > new Date(nowMs).getUTCFullYear() + 50) year -= 100;
-    return [day, mon, year, h, m, s];
-  }
-  const ansi = asctime.exec(text);
-  if (ansi) {
-    // Stryker disable next-line StringLiteral: every group always matches; the defaults are for types
-    const [, mon = "", day = "", h = "", m = "", s = "", year] = ansi;
-    // Stryker disable next-line MethodExpression: Number() ignores the leading space too
-    return [day.trim(), mon, Number(year), h, m, s];
-  }
-  return null;
-}
-
-/** Epoch ms of an HTTP-date (RFC 9110 5.6.7), or null when `text` is not one. */
-function parseHttpDate(text: string, nowMs: number): number | null {
-  const parts = dateParts(text, nowMs);
-  if (!parts) return null;
-  const [day, mon, year, h, m, s] = parts;
-  const monthIndex = "JanFebMarAprMayJunJulAugSepOctNovDec".indexOf(mon) / 3;
-  const ms = Date.UTC(year, monthIndex, Number(day), Number(h), Number(m), Number(s));
-  const date = new Date(ms);
-  // Date.UTC rolls 30 Feb over to March and 24:00 over to the next day: such a date is malformed.
-  // A field out of range differs itself and carries into the next one, so each comparison alone is
-  // backed by another: removing any single one changes no answer.
-  // Stryker disable ConditionalExpression,LogicalOperator: see above
-  if (
-    date.getUTCFullYear() !== year ||
-    date.getUTCMonth() !== monthIndex ||
-    date.getUTCDate() !== Number(day) ||
-    date.getUTCHours() !== Number(h) ||
-    date.getUTCMinutes() !== Number(m) ||
-    date.getUTCSeconds() !== Number(s)
-  ) {
-    // Stryker restore ConditionalExpression,LogicalOperator
-    return null;
-  }
-  return ms;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { components, operations } from "../generated/openapi";
-import type { Decimal } from "./money";
+import type { Decimal } from "./decimal";
 
 /**
  * The models partners read, derived from the generated spec types with every decimal field mapped

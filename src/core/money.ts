@@ -1,20 +1,10 @@
-// The named export, not the default one: under `moduleResolution: nodenext` a partner's TypeScript
-// reads decimal.d.ts as CommonJS, where the default import is the module object, not the class
-// (`new Decimal()` would be TS2351 "not constructable" in our published declarations).
-import { Decimal as DecimalJs } from "decimal.js";
 import { type DecimalEncoding, decimalFields } from "../generated/money";
+import { Decimal } from "./decimal";
 import { fromDecimalText } from "./decimal-text";
 import { ResponseDecodeError } from "./errors";
 import { parseJsonKeepingNumbers } from "./json";
 
-/**
- * The `Decimal` every money field is given as: decimal.js's own constructor, so values compare and
- * combine with any `Decimal` a partner builds from decimal.js. Values are always constructed exactly
- * from the text the server sent; arithmetic precision is decimal.js's (20 significant digits unless
- * configured with `Decimal.set`).
- */
-export const Decimal = DecimalJs;
-export type Decimal = DecimalJs;
+export { Decimal } from "./decimal";
 
 /** One step of the decimal-field paths, with the steps below it: a tree walked once per body. */
 interface FieldNode {

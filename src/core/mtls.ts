@@ -7,6 +7,7 @@
 import type { Clock } from "../internal/clock";
 import { isStrongSignature, signatureAlgorithm } from "../internal/x509";
 import { PartnerOrdersError } from "./errors";
+import { loadUndici, undiciWire, type Wire } from "./http/wire";
 import type { Log } from "./logger";
 import type { MtlsOptions } from "./options";
 
@@ -235,23 +236,12 @@ function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-type Undici = typeof import("undici");
-
-/** undici is an optional peer dependency: only partners using mutual TLS install it. */
-async function loadUndici(): Promise<Undici> {
-  try {
-    return await import("undici");
-  } catch {
-    throw new PartnerOrdersError(
-      "Mutual TLS needs the undici package, an optional peer dependency of partner-orders: run `npm install undici`.",
-    );
-  }
-}
-
 interface Prepared {
-  undici: Undici;
+  undici: typeof import("undici");
   agent: import("undici").Agent;
   info: MtlsCertificateInfo;
+  /** The `undici.request` wire on `agent`, made on first use. */
+  wire?: Wire;
 }
 
 /**
@@ -272,13 +262,24 @@ export class MtlsConnection {
     this.#material = material;
   }
 
-  /** Sends `request` with the current client certificate. */
+  /** Sends `request` with the current client certificate, by undici's `fetch`. */
   readonly fetch = async (request: Request): Promise<Response> => {
+    return send(await this.#ready(), request);
+  };
+
+  /** Sends with the current client certificate, by `undici.request` (the default wire). */
+  readonly request: Wire = async (request) => {
+    const prepared = await this.#ready();
+    prepared.wire ??= undiciWire(prepared.undici, prepared.agent);
+    return prepared.wire(request);
+  };
+
+  async #ready(): Promise<Prepared> {
     this.#current ??= this.#prepare(this.#material);
     const prepared = await this.#current;
     this.#checkStillValid(prepared);
-    return send(prepared, request);
-  };
+    return prepared;
+  }
 
   /**
    * Checks `material` and, when it passes, uses it for every request from now on. When it fails,
@@ -297,6 +298,11 @@ export class MtlsConnection {
 
   async #prepare(material: MtlsOptions): Promise<Prepared> {
     const [undici, crypto] = await Promise.all([loadUndici(), import("node:crypto")]);
+    if (!undici) {
+      throw new PartnerOrdersError(
+        "Mutual TLS needs the undici package, an optional peer dependency of partner-orders: run `npm install undici`.",
+      );
+    }
     const info = inspect(crypto, material, this.clock.now());
     const agent = new undici.Agent({
       connect: {

@@ -1,16 +1,16 @@
-import type { RateLimitGate } from "../fleet/rate-limit-gate";
-import type { TokenCache } from "../fleet/token-cache";
 import type { Clock } from "../internal/clock";
 import { PartnerOrdersError } from "./errors";
 import { resolveHeaders } from "./headers";
-import type { Logger, LogLevel } from "./logger";
 import {
   defaultRetryPolicy,
   RetryBudget,
   type RetryOptions,
   type RetryPolicy,
   resolveRetryPolicy,
-} from "./retry";
+} from "./http/policy";
+import type { Logger, LogLevel } from "./logger";
+import type { RateLimitGate } from "./rate-limit-gate";
+import type { TokenCache } from "./token-cache";
 
 /** A client certificate for the mutual-TLS host (PEM strings or buffers). */
 export interface MtlsOptions {

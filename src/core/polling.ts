@@ -3,12 +3,13 @@ import { APIPromise, type WithResponse } from "./api-promise";
 import {
   APITimeoutError,
   APIUserAbortError,
-  parseRetryAfter,
   SubmissionLocationError,
   SubmissionTimeoutError,
 } from "./errors";
+import type { CallOptions, Operation } from "./http/operation";
+import type { Http } from "./http/request";
+import { parseRetryAfter } from "./http/retry";
 import type { Submission } from "./models";
-import type { CallOptions, Operation, Transport } from "./transport";
 import { checkSubmissionId } from "./validation";
 
 /** The deadline of a whole wait without `timeoutMs` (README, "Submitting orders safely"). */
@@ -56,7 +57,7 @@ export function isTerminal(submission: Submission): boolean {
 
 /** @internal What the waiter needs from the client that owns it. */
 export interface WaiterConfig {
-  transport: Transport;
+  http: Http;
   clock: Clock;
   /** The configured origin: a `Location` to poll elsewhere is refused. */
   baseUrl: URL;
@@ -152,8 +153,8 @@ export class SubmissionWaiter {
 
   /** One request of the wait, with its poll hint. */
   async #request(operation: SubmissionCall, call: CallOptions): Promise<Answer> {
-    const { transport, clock } = this.#config;
-    const { data, response } = await transport.request(operation, call).withResponse();
+    const { http, clock } = this.#config;
+    const { data, response } = await http.call(operation, call).withResponse();
     return {
       submission: data,
       retryAfterSeconds: parseRetryAfter(response.headers, clock.now()),

@@ -3,7 +3,7 @@
  * bad request fails at once with every violation named, and a hostile path argument never becomes
  * a URL (README, "Submitting orders safely": the request is checked first).
  */
-import { RequestValidationError, type Violation } from "./errors";
+import type { Violation } from "./errors";
 
 export {
   MAX_BODY_BYTES,
@@ -22,14 +22,6 @@ export {
   checkSubmissionId,
   checkSubmissionStatus,
 } from "./validation/params";
-
-/**
- * Throws a {@link RequestValidationError} carrying every violation when there is any; `what` names
- * the request in the message ("order request", "orderNumber"), so every caller gives it.
- */
-export function assertValid(violations: readonly Violation[], what: string): void {
-  if (violations.length > 0) throw new RequestValidationError(violations, what);
-}
 
 /** Runs `check` on an optional argument: nothing to report when it was left out. */
 export function optional(

@@ -16,12 +16,17 @@ export interface McpAccess {
   fetch(url: string | URL, init?: RequestInit): Promise<Response>;
 }
 
-export function attachMcpAccess(client: object, baseUrl: URL, fetch: McpAccess["fetch"]): void {
+export function attachMcpAccess(
+  client: object,
+  baseUrl: URL,
+  fetch: McpAccess["fetch"],
+): McpAccess {
   const access: McpAccess = {
     endpoint: new URL(`${baseUrl.href.replace(/\/$/, "")}/v1/mcp`),
     fetch,
   };
   Object.defineProperty(client, key, { value: () => access, enumerable: false });
+  return access;
 }
 
 /** The access of a `PartnerOrders` client (from any copy of the package); undefined for anything else. */

@@ -4,7 +4,7 @@ import type { Order } from "../core/models";
 import { type DecodedRows, decodeRows } from "../core/money";
 import type { RequestOptions } from "../core/options";
 import { Paginated } from "../core/pagination";
-import { transportOf } from "../internal/transport-access";
+import { httpOf } from "../internal/http-access";
 import { readPage, withCursor } from "./list";
 import { listOperation, type OrderListParams } from "./orders";
 
@@ -43,14 +43,14 @@ export async function listOrdersPage(
   params: OrderListParams = {},
   options?: RequestOptions,
 ): Promise<LenientOrdersPage> {
-  const transport = transportOf(client);
-  if (!transport) throw new PartnerOrdersError("listOrdersPage() needs a PartnerOrders client.");
+  const http = httpOf(client);
+  if (!http) throw new PartnerOrdersError("listOrdersPage() needs a PartnerOrders client.");
   const list = { ...listOperation(params), decoder: decodeRows };
   let rejected: RejectedRow[] = [];
   // Through Paginated for its first page only: the page then meets the same cursor checks as one
   // of orders.list().
   const page = await new Paginated<Order>(async (cursor) => {
-    const answer = await transport.request(withCursor(list, cursor), options).withResponse();
+    const answer = await http.call(withCursor(list, cursor), options).withResponse();
     // An empty success body is decoded by no one: it is refused below like a body without orders.
     const decoded = answer.data as unknown as DecodedRows | undefined;
     rejected = (decoded?.rejected ?? []).map((error) => ({

@@ -1,20 +1,21 @@
 import { ResponseDecodeError } from "../core/errors";
+import type { ApiOperationId, CallOptions, Operation } from "../core/http/operation";
+import type { Http } from "../core/http/request";
 import { type PageData, Paginated } from "../core/pagination";
-import type { ApiOperationId, CallOptions, Operation, Transport } from "../core/transport";
 
 /**
  * A list endpoint as a {@link Paginated}: `key` names the array in the response body
  * (`orders`, `items`, ...). The cursor is passed back exactly as received.
  */
 export function paginate<T>(
-  transport: Transport,
+  http: Http,
   operation: Operation,
   key: string,
   startCursor: string | undefined,
   options: CallOptions | undefined,
 ): Paginated<T> {
   return new Paginated<T>(
-    (cursor) => fetchPage<T>(transport, withCursor(operation, cursor), key, options),
+    (cursor) => fetchPage<T>(http, withCursor(operation, cursor), key, options),
     startCursor,
   );
 }
@@ -29,12 +30,12 @@ export function withCursor<K extends ApiOperationId>(
 }
 
 export async function fetchPage<T>(
-  transport: Transport,
+  http: Http,
   operation: Operation,
   key: string,
   options: CallOptions | undefined,
 ): Promise<PageData<T> & { body: Record<string, unknown> }> {
-  const { data, response } = await transport.request(operation, options).withResponse();
+  const { data, response } = await http.call(operation, options).withResponse();
   return { ...readPage<T>(operation.operationId, data, key), response };
 }
 

@@ -1,10 +1,12 @@
 import { type APIPromise, mapResult } from "../core/api-promise";
-import { PartnerOrdersError, parseRetryAfter, type Violation } from "../core/errors";
+import { PartnerOrdersError, type Violation } from "../core/errors";
+import { type Operation, operation } from "../core/http/operation";
+import type { Http } from "../core/http/request";
+import { parseRetryAfter } from "../core/http/retry";
 import type { Log } from "../core/logger";
 import type { Order, OrderItem, OrderRequest, Shipment, Submission } from "../core/models";
 import type { RequestOptions } from "../core/options";
 import { Paginated } from "../core/pagination";
-import { type Operation, operation, type Transport } from "../core/transport";
 import {
   checkCursor,
   checkLimit,
@@ -69,14 +71,14 @@ const maxShipmentLimit = 50;
 export class Orders {
   /** @internal Made by {@link PartnerOrders}; use `client.orders`. */
   constructor(
-    private readonly transport: Transport,
+    private readonly http: Http,
     private readonly log: Log,
     private readonly clock: Clock,
   ) {}
 
   /** Orders across the granted sites, by (placedOn, orderNumber). */
   list(params: OrderListParams = {}, options?: RequestOptions): Paginated<Order> {
-    return paginate<Order>(this.transport, listOperation(params), "orders", params.cursor, options);
+    return paginate<Order>(this.http, listOperation(params), "orders", params.cursor, options);
   }
 
   /**
@@ -84,7 +86,7 @@ export class Orders {
    * the granted sites, and is no proof that it never existed (API document, Errors rule 4).
    */
   get(orderNumber: number, options?: RequestOptions): APIPromise<Order> {
-    return this.transport.request(
+    return this.http.call(
       operation(
         "getOrder",
         { params: { path: { orderNumber } } },
@@ -105,7 +107,7 @@ export class Orders {
       { params: { path: { orderNumber }, query: { limit: params.limit } } },
       { violations: pageViolations(orderNumber, params), what: "order items parameters" },
     );
-    return paginate<OrderItem>(this.transport, list, "items", params.cursor, options);
+    return paginate<OrderItem>(this.http, list, "items", params.cursor, options);
   }
 
   /**
@@ -131,7 +133,7 @@ export class Orders {
           extras,
         );
         const page = await fetchPage<Shipment>(
-          this.transport,
+          this.http,
           withCursor(list, cursor),
           "shipments",
           options,
@@ -159,15 +161,12 @@ export class Orders {
    * the original submission (API document, POST /v1/orders rule 6).
    */
   submit(request: OrderRequest, options?: RequestOptions): APIPromise<SubmitResult> {
-    return mapResult(
-      this.transport.request(submitOperation(request), options),
-      (submission, response) => ({
-        submission,
-        created: response.status === 201,
-        location: response.headers.get("location"),
-        retryAfterSeconds: parseRetryAfter(response.headers, this.clock.now()),
-      }),
-    );
+    return mapResult(this.http.call(submitOperation(request), options), (submission, response) => ({
+      submission,
+      created: response.status === 201,
+      location: response.headers.get("location"),
+      retryAfterSeconds: parseRetryAfter(response.headers, this.clock.now()),
+    }));
   }
 }
 

@@ -1,8 +1,9 @@
 import type { APIPromise } from "../core/api-promise";
+import { operation } from "../core/http/operation";
+import type { Http } from "../core/http/request";
 import type { Product, ProductDetail, Quote } from "../core/models";
 import type { RequestOptions } from "../core/options";
 import type { Paginated } from "../core/pagination";
-import { operation, type Transport } from "../core/transport";
 import {
   checkCursor,
   checkLimit,
@@ -29,7 +30,7 @@ export interface ProductListParams {
 /** The orderable catalog and price quotes: `client.products`. */
 export class Products {
   /** @internal Made by {@link PartnerOrders}; use `client.products`. */
-  constructor(private readonly transport: Transport) {}
+  constructor(private readonly http: Http) {}
 
   /** The orderable catalog, one entry per variant, by (productId, variantId). No prices. */
   list(params: ProductListParams = {}, options?: RequestOptions): Paginated<Product> {
@@ -47,12 +48,12 @@ export class Products {
         what: "product list parameters",
       },
     );
-    return paginate<Product>(this.transport, list, "products", cursor, options);
+    return paginate<Product>(this.http, list, "products", cursor, options);
   }
 
   /** One product with all its variants; `productId` is `SLO_` or `SLS_` plus 1 to 18 digits. */
   get(productId: string, options?: RequestOptions): APIPromise<ProductDetail> {
-    return this.transport.request(
+    return this.http.call(
       operation(
         "getProduct",
         { params: { path: { productId } } },
@@ -64,7 +65,7 @@ export class Products {
 
   /** The site price for `quantity` (after site markup and offering discount). No side effect. */
   quote(productId: string, quantity: number, options?: RequestOptions): APIPromise<Quote> {
-    return this.transport.request(
+    return this.http.call(
       operation(
         "quoteProduct",
         { params: { path: { productId } }, body: { quantity } },

@@ -1,9 +1,10 @@
 import type { APIPromise } from "../core/api-promise";
+import { type Operation, operation } from "../core/http/operation";
+import type { Http } from "../core/http/request";
 import type { Submission, SubmissionStatus } from "../core/models";
 import type { RequestOptions } from "../core/options";
 import type { Paginated } from "../core/pagination";
 import type { SubmissionWaiter, WaitOptions } from "../core/polling";
-import { type Operation, operation, type Transport } from "../core/transport";
 import {
   checkCursor,
   checkLimit,
@@ -30,7 +31,7 @@ const maxSubmissionLimit = 100;
 export class Submissions {
   /** @internal Made by {@link PartnerOrders}; use `client.submissions`. */
   constructor(
-    private readonly transport: Transport,
+    private readonly http: Http,
     private readonly waiter: SubmissionWaiter,
   ) {}
 
@@ -53,12 +54,12 @@ export class Submissions {
         what: "submission list parameters",
       },
     );
-    return paginate<Submission>(this.transport, list, "submissions", cursor, options);
+    return paginate<Submission>(this.http, list, "submissions", cursor, options);
   }
 
   /** One submission, in whatever state it is; `submissionId` is a UUID. */
   get(submissionId: string, options?: RequestOptions): APIPromise<Submission> {
-    return this.transport.request(getSubmission(submissionId), options);
+    return this.http.call(getSubmission(submissionId), options);
   }
 
   /**

@@ -1,5 +1,7 @@
 import { PartnerOrdersError } from "../core/errors";
-import type { SyncReport } from "./types";
+import type { StoreAccount, SyncReport } from "./types";
+
+export type { StoreAccount } from "./types";
 
 /**
  * Base of the errors the mirror throws itself (a store that refuses, a sweep held elsewhere, an
@@ -164,12 +166,4 @@ export class ChangesExpiredError extends MirrorError {
       },
     );
   }
-}
-
-/** The account a store belongs to. */
-export interface StoreAccount {
-  /** `partnerId` from `GET /v1/me`. */
-  partnerId: string;
-  /** The client's base URL. */
-  baseUrl: string;
 }

@@ -1,5 +1,5 @@
 import type { PartnerOrders } from "../client";
-import { transportOf } from "../internal/transport-access";
+import { httpOf } from "../internal/http-access";
 import type { MirrorStore } from "./types";
 
 /** Ids remembered at most (learnt and not yet written; submissions not yet completed). */
@@ -52,9 +52,9 @@ export class PartnerIds {
    * function that stops listening; nothing for an object that is no `PartnerOrders` of this package.
    */
   watch(client: PartnerOrders, onLearnt: (orderNumber: number, id: string) => void): () => void {
-    const transport = transportOf(client);
-    if (!transport) return () => undefined;
-    return transport.observe((operation, data) => {
+    const http = httpOf(client);
+    if (!http) return () => undefined;
+    return http.observe((operation, data) => {
       const submission = data as {
         submissionId?: unknown;
         status?: unknown;

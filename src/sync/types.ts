@@ -2,7 +2,6 @@ import type { PartnerOrders } from "../client";
 import type { Logger } from "../core/logger";
 import type { Order, OrderItem, Shipment } from "../core/models";
 import type { Clock } from "../internal/clock";
-import type { StoreAccount } from "./errors";
 
 /**
  * What made the mirror read an order: a sweep of the list, an open-order poll, a webhook,
@@ -532,4 +531,12 @@ export interface MirrorStore {
   firstObservedAfter(afterId: number): Promise<string | null>;
   /** Closes the connection (a pool the store made itself); the store can be opened again. */
   close(): Promise<void>;
+}
+
+/** The account a store belongs to. */
+export interface StoreAccount {
+  /** `partnerId` from `GET /v1/me`. */
+  partnerId: string;
+  /** The client's base URL. */
+  baseUrl: string;
 }

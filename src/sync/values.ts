@@ -1,4 +1,4 @@
-import { Decimal } from "../core/money";
+import { Decimal } from "../core/decimal";
 import { type DecimalEncoding, decimalFields } from "../generated/money";
 
 /**

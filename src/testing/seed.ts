@@ -1,3 +1,4 @@
+import { BASE, DEFAULT_CREDENTIALS, FIXTURES, HOUR, iso, OTHER_CREDENTIALS } from "./fixtures";
 import type {
   ClientRecord,
   ItemRecord,
@@ -6,96 +7,11 @@ import type {
   ProductRecord,
   ShipmentRecord,
   SiteRecord,
-  VariantRecord,
 } from "./model";
 import { formatMoney, fromCents, percentOf } from "./money";
+import { seedProducts } from "./seed-products";
 
-/** The default partner's fixed credentials (documented in the README, printed by the CLI). */
-export const DEFAULT_CREDENTIALS = {
-  /** The default partner's client id. */
-  clientId: "sandbox-client",
-  /** Its client secret: a fixed sandbox value, never a real one. */
-  clientSecret: "sandbox-secret",
-} as const;
-
-/** A second partner, granted only site 201: everything of the default partner is outside its grant. */
-export const OTHER_CREDENTIALS = {
-  clientId: "sandbox-other-client",
-  clientSecret: "sandbox-other-secret",
-} as const;
-
-/**
- * Named handles on the seeded data worth testing against, so tests never hard-code magic numbers.
- * The values are the same for every seed; the seed varies the rest of the data.
- */
-export const FIXTURES = {
-  /** The default partner, the one `sandbox.credentials` belongs to. */
-  partnerId: "ptn_sandbox",
-  /** The second partner, the one `sandbox.otherCredentials` belongs to. */
-  otherPartnerId: "ptn_other",
-  /** Site ids. */
-  sites: {
-    /** Granted, live, with an ordering user: where orders go. */
-    main: 101,
-    /** Granted, but no ordering user: POST /v1/orders answers 409 `ordering_not_provisioned`. */
-    notProvisioned: 102,
-    /** Granted but not live: still listed by GET /v1/sites. */
-    notLive: 103,
-    /** The other partner's site, outside the default grant. */
-    otherPartner: 201,
-  },
-  /** Order numbers. */
-  orders: {
-    /** Shipments covering every branch of the tracking precedence rule. */
-    tracking: 100_001,
-    /** 60 shipments, to page through (default page 25, cap 50). */
-    manyShipments: 100_002,
-    /** 3 shipments of 40 packages each, to hit the packages ceiling. */
-    manyPackages: 100_003,
-    /** 120 visible items (plus hidden ones), cancelled lines, null skus and null totals. */
-    manyItems: 100_004,
-    /** Exists, has no shipments: 200 with an empty array. */
-    noShipments: 100_005,
-    /** Exists, every line hidden: 200 with an empty array. */
-    noVisibleItems: 100_006,
-    /** On site 201, outside the default partner's grant. */
-    otherPartner: 100_004 + 3,
-  },
-  /** Product ids. */
-  products: {
-    /** STOCK with tracked inventory, two variants (`variants.plenty`, `variants.scarce`). */
-    stockTracked: "SLO_1001",
-    /** STOCK with untracked inventory: `availableInventory` is null, not 0. */
-    stockUntracked: "SLO_1002",
-    /** STOCK, tracked, none on hand: still listed. */
-    stockOutOfStock: "SLO_1003",
-    /** Print on demand, shared to the site (`SLS_`): no variant id, quoted per order. */
-    pod: "SLS_2001",
-    /** Print on demand with a minimum quantity of 50. */
-    podWithMinimum: "SLO_2002",
-    /** In the catalog, but its quote answers 404 `quote_product_not_found`. */
-    unpriceable: "SLO_2003",
-    /** Exists but is not listed: an order for it is rejected. */
-    unlisted: "SLO_1500",
-    /** On the site with no ordering user (`sites.notProvisioned`). */
-    notProvisionedSite: "SLO_4001",
-    /** On the other partner's site, outside the default grant. */
-    otherPartner: "SLO_9001",
-  },
-  /** Variant ids. */
-  variants: {
-    /** Of `SLO_1001`: 500 on hand. */
-    plenty: 11,
-    /** Of `SLO_1001`: only 3 on hand. */
-    scarce: 12,
-    /** Of `SLO_1002`: inventory not tracked. */
-    untracked: 21,
-    /** Of `SLO_1003`: tracked, 0 on hand. */
-    outOfStock: 31,
-  },
-  /** Orders on site 101 (more than five default pages of 50). */
-  mainSiteOrderCount: 272,
-} as const;
+export { DEFAULT_CREDENTIALS, FIXTURES, OTHER_CREDENTIALS } from "./fixtures";
 
 export interface SeedData {
   partners: PartnerRecord[];
@@ -118,10 +34,6 @@ export function prng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-
-const BASE = Date.parse("2024-01-01T00:00:00.000Z");
-const HOUR = 3_600_000;
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export function seedData(seed = 1): SeedData {
   const rand = prng(seed);
@@ -186,157 +98,6 @@ export function seedData(seed = 1): SeedData {
   const products = seedProducts(int);
   const { orders, nextOrderNumber, nextItemNumber } = seedOrders(rand, int);
   return { partners, clients, sites, products, orders, nextOrderNumber, nextItemNumber };
-}
-
-function variant(v: Partial<VariantRecord> & Pick<VariantRecord, "variantId">): VariantRecord {
-  return {
-    sku: v.variantId === null ? null : `SKU-${v.variantId}`,
-    availableInventory: null,
-    inventoryTracked: false,
-    minQuantity: null,
-    maxQuantity: null,
-    weight: v.variantId === null ? null : "0.2500000000",
-    updatedOn: iso(BASE - 30 * 24 * HOUR),
-    unitPriceCents: 1000,
-    ...v,
-  };
-}
-
-function product(
-  p: Partial<ProductRecord> & Pick<ProductRecord, "productId" | "name">,
-): ProductRecord {
-  return {
-    siteId: FIXTURES.sites.main,
-    description: null,
-    serviceType: "STOCK",
-    shippable: true,
-    listed: true,
-    priceable: true,
-    discountPercent: 0,
-    variants: [],
-    ...p,
-  };
-}
-
-function seedProducts(int: (min: number, max: number) => number): ProductRecord[] {
-  const P = FIXTURES.products;
-  const V = FIXTURES.variants;
-  const pod = (v: Partial<VariantRecord>) => variant({ variantId: null, ...v });
-  const list: ProductRecord[] = [
-    product({
-      productId: P.stockTracked,
-      name: "Business Cards (box of 250)",
-      description: "Premium matte business cards.",
-      variants: [
-        variant({
-          variantId: V.plenty,
-          sku: "BC-STD",
-          inventoryTracked: true,
-          availableInventory: 500,
-          minQuantity: 1,
-          maxQuantity: 1000,
-          unitPriceCents: 1250,
-          updatedOn: iso(BASE - 2 * 24 * HOUR),
-        }),
-        variant({
-          variantId: V.scarce,
-          sku: "BC-PREM",
-          inventoryTracked: true,
-          availableInventory: 3,
-          minQuantity: 1,
-          maxQuantity: 100,
-          unitPriceCents: 1999,
-          updatedOn: iso(BASE - 1 * 24 * HOUR),
-        }),
-      ],
-    }),
-    product({
-      productId: P.stockUntracked,
-      name: "Branded Mug",
-      variants: [
-        variant({ variantId: V.untracked, sku: "MUG-11OZ", minQuantity: 6, unitPriceCents: 899 }),
-      ],
-    }),
-    product({
-      productId: P.stockOutOfStock,
-      name: "Tote Bag",
-      description: "Listed whatever its stock (API document, Product).",
-      variants: [
-        variant({
-          variantId: V.outOfStock,
-          sku: "TOTE-1",
-          inventoryTracked: true,
-          availableInventory: 0,
-        }),
-      ],
-    }),
-    product({
-      productId: P.pod,
-      name: "Custom Poster",
-      serviceType: "POD",
-      description: "Shared to the site; quoted per order.",
-      discountPercent: 15,
-      variants: [pod({ minQuantity: 1, maxQuantity: 500, unitPriceCents: 2400 })],
-    }),
-    product({
-      productId: P.podWithMinimum,
-      name: "Flyer A5",
-      serviceType: "POD",
-      variants: [pod({ minQuantity: 50, maxQuantity: 10_000, unitPriceCents: 12 })],
-    }),
-    product({
-      productId: P.unpriceable,
-      name: "Vinyl Banner",
-      serviceType: "POD",
-      priceable: false,
-      variants: [pod({})],
-    }),
-    product({
-      productId: P.unlisted,
-      name: "Retired Pen",
-      listed: false,
-      variants: [variant({ variantId: 1501, sku: "PEN-OLD" })],
-    }),
-    product({
-      productId: P.notProvisionedSite,
-      siteId: FIXTURES.sites.notProvisioned,
-      name: "Outlet Sticker",
-      serviceType: "POD",
-      variants: [pod({ unitPriceCents: 50 })],
-    }),
-    product({
-      productId: "SLO_5001",
-      siteId: FIXTURES.sites.notLive,
-      name: "Archive Notebook",
-      variants: [variant({ variantId: 5011, unitPriceCents: 700 })],
-    }),
-    product({
-      productId: P.otherPartner,
-      siteId: FIXTURES.sites.otherPartner,
-      name: "Other Partner Cap",
-      variants: [variant({ variantId: 9011, unitPriceCents: 1500 })],
-    }),
-  ];
-  // Filler so the catalog of site 101 runs past one default page (100 entries).
-  for (let i = 0; i < 60; i++) {
-    const id = 3000 + i;
-    const tracked = i % 3 !== 0;
-    list.push(
-      product({
-        productId: `SLO_${id}`,
-        name: `Stock Item ${id}`,
-        variants: [0, 1].map((k) =>
-          variant({
-            variantId: id * 10 + k,
-            inventoryTracked: tracked,
-            availableInventory: tracked ? int(0, 900) : null,
-            unitPriceCents: int(100, 9_999),
-          }),
-        ),
-      }),
-    );
-  }
-  return list;
 }
 
 const STATUSES = ["Submitted", "In Production", "Shipped", "Delivered", "Cancelled", "On Hold"];

@@ -251,7 +251,7 @@ describe("a token endpoint that never answers", () => {
     server.on("POST /oauth2/token", stall(clock));
     expect(await rejection(client.me())).toBeInstanceOf(APITimeoutError);
     expect(server.tokenRequests).toHaveLength(2);
-    expect(server.tokenRequests.every((r) => r.signal.aborted)).toBe(true);
+    await expect.poll(() => server.tokenRequests.every((r) => r.signal.aborted)).toBe(true);
     expect(server.to("GET /v1/me")).toHaveLength(0);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRetryAfter } from "../../src/core/errors";
+import { parseRetryAfter } from "../../src/core/http/retry";
 import { harness } from "../support/client";
 import { json, problem } from "../support/fake-server";
 import { completedSubmission, orderRequest, submission, submissionId } from "../support/fixtures";

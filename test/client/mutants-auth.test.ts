@@ -8,7 +8,7 @@ import {
   InternalServerError,
 } from "../../src/core/errors";
 import type { Logger } from "../../src/core/logger";
-import type { SharedToken, TokenCache } from "../../src/fleet/token-cache";
+import type { SharedToken, TokenCache } from "../../src/core/token-cache";
 import { harness, rejection } from "../support/client";
 import { FakeClock } from "../support/fake-clock";
 import {

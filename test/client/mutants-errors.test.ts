@@ -8,14 +8,12 @@ import {
   BadRequestError,
   ConflictError,
   EdgeFirewallError,
-  errorFromResponse,
   InternalServerError,
   isPartnerOrdersError,
   isProblem,
   NotFoundError,
   PartnerOrdersError,
   PermissionDeniedError,
-  parseRetryAfter,
   RateLimitError,
   RequestValidationError,
   ResponseDecodeError,
@@ -25,6 +23,8 @@ import {
   UnprocessableEntityError,
   WebhookVerificationError,
 } from "../../src/core/errors";
+import { errorFromResponse } from "../../src/core/http/problem";
+import { parseRetryAfter } from "../../src/core/http/retry";
 
 const noHeaders = { status: 0, headers: new Headers() };
 const answer = (status: number, headers: Record<string, string> = {}) => ({

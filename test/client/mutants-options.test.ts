@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { PartnerOrdersError } from "../../src/core/errors";
+import { defaultRetryPolicy } from "../../src/core/http/policy";
 import {
   type ClientOptions,
   checkOverrides,
@@ -7,7 +8,6 @@ import {
   resolveOptions,
   resolveTuning,
 } from "../../src/core/options";
-import { defaultRetryPolicy } from "../../src/core/retry";
 import { isolateClientEnv } from "../support/env";
 
 isolateClientEnv();

@@ -14,9 +14,8 @@ import {
   RetryBudget,
   type RetryOptions,
   resolveRetryPolicy,
-  retryDelay,
-  withRetries,
-} from "../../src/core/retry";
+} from "../../src/core/http/policy";
+import { retryDelay, withRetries } from "../../src/core/http/retry";
 import { FakeClock } from "../support/fake-clock";
 
 const refusal = (options: RetryOptions) => {

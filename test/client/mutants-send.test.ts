@@ -1,16 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { APIUserAbortError } from "../../src/core/errors";
-import { type Channel, send, untilAborted } from "../../src/core/send";
+import { untilAborted } from "../../src/core/http/request";
+import type { Fetch } from "../../src/core/http/wire";
 import { FakeClock } from "../support/fake-clock";
 import { hang, type Recorded } from "../support/fake-server";
+import { httpOver, pingRequest } from "../support/http";
 
-/** A channel whose fetch never answers until its request is aborted. */
-function hanging(): Channel {
-  return {
-    agent: undefined,
-    fetch: (request) => hang({ signal: request.signal } as Recorded),
-  };
-}
+/** A fetch that never answers until its request is aborted. */
+const hanging: Fetch = (request) => hang({ signal: request.signal } as Recorded);
 
 /** A signal that counts the abort listeners it holds, as a long-lived shared signal would. */
 function countingSignal(controller: AbortController) {
@@ -41,17 +38,9 @@ describe("on a runtime without AbortSignal.any (Node 20.0 to 20.2)", () => {
   it("the caller's abort still ends an attempt that is waiting for its answer", async () => {
     const clock = new FakeClock();
     const controller = new AbortController();
-    const attempt = send(
-      {
-        channel: hanging(),
-        clock,
-        timeoutMs: 30_000,
-        signal: controller.signal,
-        method: "GET",
-        path: () => "/v1/ping",
-      },
-      (signal, fetch) => fetch(new Request("https://api.test/v1/ping", { signal })),
-    );
+    const attempt = httpOver(hanging, { clock }).request(pingRequest(), {
+      signal: controller.signal,
+    });
     controller.abort();
     await expect(attempt).rejects.toBeInstanceOf(APIUserAbortError);
     expect(clock.pendingTimers).toBe(0);
@@ -61,66 +50,41 @@ describe("on a runtime without AbortSignal.any (Node 20.0 to 20.2)", () => {
     const clock = new FakeClock();
     const shared = countingSignal(new AbortController());
     for (let i = 0; i < 3; i++) {
-      await send(
-        {
-          channel: { agent: undefined, fetch: async () => new Response("ok") },
-          clock,
-          timeoutMs: 30_000,
-          signal: shared.signal,
-          method: "GET",
-          path: () => "/v1/ping",
-        },
-        async (signal, fetch) =>
-          (await fetch(new Request("https://api.test/v1/ping", { signal }))).text(),
-      );
+      await httpOver(async () => new Response("ok"), { clock }).request(pingRequest(), {
+        signal: shared.signal,
+      });
     }
     expect(shared.listeners()).toBe(0);
   });
 });
 
 describe("one HTTP attempt", () => {
-  const ping = (channel: Channel, signal?: AbortSignal) =>
-    send(
-      {
-        channel,
-        clock: new FakeClock(),
-        timeoutMs: 30_000,
-        signal,
-        method: "GET",
-        path: () => "/v1/ping",
-      },
-      (s, fetch) =>
-        fetch(new Request("https://api.test/v1/ping", { signal: s, redirect: "manual" })),
-    );
+  const ping = (fetch: Fetch, signal?: AbortSignal) =>
+    httpOver(fetch).request(pingRequest(), signal ? { signal } : {});
 
   it("with a signal already aborted, nothing is sent", async () => {
     let sent = 0;
     const controller = new AbortController();
     controller.abort();
-    const channel: Channel = {
-      agent: undefined,
-      fetch: async () => {
-        sent++;
-        return new Response("ok");
-      },
+    const fetch: Fetch = async () => {
+      sent++;
+      return new Response("ok");
     };
-    await expect(ping(channel, controller.signal)).rejects.toBeInstanceOf(APIUserAbortError);
+    await expect(ping(fetch, controller.signal)).rejects.toBeInstanceOf(APIUserAbortError);
     expect(sent).toBe(0);
   });
 
   it("the caller's abort while waiting for the answer is an APIUserAbortError", async () => {
     const controller = new AbortController();
-    const attempt = ping(hanging(), controller.signal);
+    const attempt = ping(hanging, controller.signal);
     controller.abort();
     await expect(attempt).rejects.toBeInstanceOf(APIUserAbortError);
   });
 
   it("a 300 answer is a redirect too, and is not followed", async () => {
-    const channel: Channel = {
-      agent: undefined,
-      fetch: async () => new Response(null, { status: 300, headers: { location: "/elsewhere" } }),
-    };
-    await expect(ping(channel)).rejects.toThrow(
+    const redirect: Fetch = async () =>
+      new Response(null, { status: 300, headers: { location: "/elsewhere" } });
+    await expect(ping(redirect)).rejects.toThrow(
       "GET /v1/ping answered with a redirect (300), which is not followed.",
     );
   });
@@ -144,20 +108,11 @@ describe("listeners on a long-lived signal", () => {
   it("where the runtime links signals (Node 20.3+), an attempt adds no listener to the caller's signal", async () => {
     const { signal, listeners } = countingSignal(new AbortController());
     let during = -1;
-    await send(
-      {
-        channel: { agent: undefined, fetch: async () => new Response("ok") },
-        clock: new FakeClock(),
-        timeoutMs: 30_000,
-        signal,
-        method: "GET",
-        path: () => "/v1/ping",
-      },
-      async (s, fetch) => {
-        during = listeners();
-        return fetch(new Request("https://api.test/v1/ping", { signal: s, redirect: "manual" }));
-      },
-    );
+    const fetch: Fetch = async () => {
+      during = listeners();
+      return new Response("ok");
+    };
+    await httpOver(fetch).request(pingRequest(), { signal });
     expect(during).toBe(0);
   });
 });

@@ -5,7 +5,7 @@ import {
   RateLimitError,
   SubmissionTimeoutError,
 } from "../../src/core/errors";
-import type { RateLimitGate } from "../../src/fleet/rate-limit-gate";
+import type { RateLimitGate } from "../../src/core/rate-limit-gate";
 import { harness, rejection } from "../support/client";
 import { FakeClock } from "../support/fake-clock";
 import { json, problem, stall } from "../support/fake-server";

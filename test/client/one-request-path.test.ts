@@ -38,7 +38,7 @@ describe("MCP requests", () => {
     expect(error).toBeInstanceOf(APITimeoutError);
     expect((error as Error).message).toBe("POST /v1/mcp timed out after 45000 ms.");
     expect(clock.monotonic() - started).toBe(45_000);
-    expect(server.at(0, "POST /v1/mcp").signal.aborted).toBe(true);
+    await expect.poll(() => server.at(0, "POST /v1/mcp").signal.aborted).toBe(true);
     expect(clock.pendingTimers).toBe(0);
   });
 
@@ -139,7 +139,7 @@ describe("API calls", () => {
     });
     const error = await rejection(client.me({ signal: controller.signal }));
     expect(error).toBeInstanceOf(APIUserAbortError);
-    expect(server.at(0, "GET /v1/me").signal.aborted).toBe(true);
+    await expect.poll(() => server.at(0, "GET /v1/me").signal.aborted).toBe(true);
   });
 
   it("a timeout names the call", { timeout: 2_000 }, async () => {

@@ -149,7 +149,7 @@ describe("503, connection errors and timeouts: exponential backoff", () => {
     const error = await rejection(client.me());
     expect(error).toBeInstanceOf(APITimeoutError);
     expect(server.apiRequests).toHaveLength(3);
-    expect(server.apiRequests.every((r) => r.signal.aborted)).toBe(true);
+    await expect.poll(() => server.apiRequests.every((r) => r.signal.aborted)).toBe(true);
     expectBackoff(clock.sleeps, 2);
   });
 

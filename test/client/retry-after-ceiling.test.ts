@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RateLimitError } from "../../src/core/errors";
-import { retryDelay } from "../../src/core/retry";
-import type { RateLimitGate } from "../../src/fleet/rate-limit-gate";
+import { retryDelay } from "../../src/core/http/retry";
+import type { RateLimitGate } from "../../src/core/rate-limit-gate";
 import { harness, rejection } from "../support/client";
 import { json, problem } from "../support/fake-server";
 import { me } from "../support/fixtures";

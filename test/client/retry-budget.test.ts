@@ -7,14 +7,19 @@ import {
 } from "../../src/index";
 import { harness, rejection } from "../support/client";
 import { json, problem } from "../support/fake-server";
+import { overUndici } from "../support/wire";
 
 const me = { partnerId: "p", partnerName: "P", grantedSiteIds: [7], authMethod: "M2M", scopes: [] };
 const unavailable = () => problem(503, "service_unavailable");
 const ok = () => json(me);
 
+// Concurrent calls share one fake clock: the backoff one call sleeps moves time on for the attempts
+// of the others still in flight (over a socket they are), so no attempt may time out meanwhile.
+const patient = 3_600_000;
+
 describe("the client-wide retry budget", () => {
   it("bounds a 503 storm: 1,000 concurrent calls make 1,000 + capacity / retryCost requests", async () => {
-    const { client, server } = harness();
+    const { client, server } = harness({ timeoutMs: patient });
     server.on("GET /v1/me", unavailable);
     const results = await Promise.allSettled(Array.from({ length: 1_000 }, () => client.me()));
     const budget = defaultRetryPolicy.budget;
@@ -25,12 +30,15 @@ describe("the client-wide retry budget", () => {
     const errors = results.map((r) => (r.status === "rejected" ? r.reason : undefined));
     for (const error of errors) expect(error).toBeInstanceOf(ServiceUnavailableError);
     const spent = errors.filter((e) => /retry budget is spent/.test((e as Error).message));
-    // Every call met the empty budget: 965 at their first failure, the 35 that retried at their second.
-    expect(spent).toHaveLength(1_000);
+    // Every call met the empty budget: 965 at their first failure, the 35 that retried at their
+    // second. Over a socket answers arrive in any order: a call may retry twice before others fail
+    // once, and then ends on its own maxRetries.
+    if (overUndici) expect(spent.length).toBeGreaterThanOrEqual(1_000 - retries);
+    else expect(spent).toHaveLength(1_000);
   });
 
   it("turned off, every call spends its own maxRetries", async () => {
-    const { client, server } = harness({ retry: { budget: false } });
+    const { client, server } = harness({ retry: { budget: false }, timeoutMs: patient });
     server.on("GET /v1/me", unavailable);
     await Promise.allSettled(Array.from({ length: 100 }, () => client.me()));
     expect(server.apiRequests).toHaveLength(300);

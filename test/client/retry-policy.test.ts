@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RateLimitError, ServiceUnavailableError } from "../../src/core/errors";
-import { retryDelay, defaultRetryPolicy as retryPolicy } from "../../src/core/retry";
+import { defaultRetryPolicy as retryPolicy } from "../../src/core/http/policy";
+import { retryDelay } from "../../src/core/http/retry";
 
 const state = (retriesMade: number) => ({ retriesMade });
 const init = (status: number, headers: Record<string, string> = {}) => ({

@@ -7,6 +7,7 @@ import { harness, rejection } from "../support/client";
 import { FakeClock } from "../support/fake-clock";
 import { baseUrl, FakeServer, json } from "../support/fake-server";
 import { me } from "../support/fixtures";
+import { httpOver } from "../support/http";
 
 /** Token-request behaviour that mutation testing of src/core/auth.ts found unpinned. */
 
@@ -76,7 +77,7 @@ describe("a refused token", () => {
     const server = new FakeServer();
     const source = new ClientCredentialsTokenSource(
       resolveOptions({ baseUrl, clientId: "id", clientSecret: "secret" }),
-      { fetch: server.fetch, agent: undefined },
+      httpOver(server.fetch),
       new FakeClock(),
       createLog(undefined, "off"),
     );

@@ -1,8 +1,8 @@
 import { createRedisTokenCache, type SharedToken, type TokenCache } from "partner-orders/fleet";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { obtainSharedToken, type SharedTokenRequest } from "../../src/fleet/shared-token.js";
-import { tokenCacheKey } from "../../src/fleet/token-cache.js";
+import { obtainSharedToken, type SharedTokenRequest } from "../../src/core/shared-token.js";
+import { tokenCacheKey } from "../../src/core/token-cache.js";
 import { type RedisServer, redisAvailable, startRedis } from "../support/redis.js";
 
 /** A clock whose sleeps advance it at once and yield, so waits cost no real time. */

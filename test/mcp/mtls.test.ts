@@ -2,7 +2,6 @@ import { PartnerOrders } from "partner-orders";
 import { connectMcp } from "partner-orders/mcp";
 import { createSandbox } from "partner-orders/testing";
 import { afterAll, expect, it } from "vitest";
-import { installMcp } from "../../src/testing/mcp";
 import { Pki } from "../mtls/pki";
 import { toolJson } from "./support";
 
@@ -11,7 +10,6 @@ afterAll(() => pki.dispose());
 
 it("over mutual TLS the MCP client presents the certificate: MTLS principal, order tools listed", async () => {
   const sandbox = createSandbox();
-  installMcp(sandbox);
   const server = pki.server();
   const host = await sandbox.listen({
     tls: { key: server.key, cert: server.cert, ca: pki.ca.cert },

@@ -5,7 +5,6 @@ import {
   type Sandbox,
   type SandboxOptions,
 } from "partner-orders/testing";
-import { installMcp } from "../../src/testing/mcp";
 import { FakeClock } from "../support/fake-clock";
 
 /** A sandbox serving POST /v1/mcp over real HTTP on loopback, and a client with an instant clock. */
@@ -16,7 +15,6 @@ export async function mcpSandbox(options: SandboxOptions = {}): Promise<{
   client(extra?: ConstructorParameters<typeof PartnerOrders>[0]): PartnerOrders;
 }> {
   const sandbox = createSandbox(options);
-  installMcp(sandbox);
   const listener = await sandbox.listen();
   const clock = new FakeClock(Date.now());
   return {

@@ -2,6 +2,7 @@ import { PartnerOrders } from "../../src/client";
 import type { ClientOptions } from "../../src/core/options";
 import { FakeClock } from "./fake-clock";
 import { baseUrl, FakeServer } from "./fake-server";
+import { bridge } from "./wire";
 
 export interface Harness {
   client: PartnerOrders;
@@ -9,15 +10,19 @@ export interface Harness {
   clock: FakeClock;
 }
 
-/** A client wired to a fresh fake server and fake clock; `options` override the defaults. */
+/**
+ * A client wired to a fresh fake server and fake clock; `options` override the defaults. Over
+ * undici (test/support/wire.ts) the fake server answers on a loopback socket instead of as `fetch`.
+ */
 export function harness(options: ClientOptions = {}): Harness {
   const server = new FakeServer();
   const clock = new FakeClock();
+  if (bridge) bridge.use(server.fetch as (request: Request) => Promise<Response>);
   const client = new PartnerOrders({
-    baseUrl,
+    baseUrl: bridge ? bridge.url : baseUrl,
     clientId: "client-id",
     clientSecret: "client-secret",
-    fetch: server.fetch,
+    ...(bridge ? {} : { fetch: server.fetch }),
     clock,
     ...options,
   });

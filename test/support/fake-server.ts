@@ -74,9 +74,15 @@ export function stall(clock: {
 }): (request: Recorded) => Promise<Response> {
   return (request) => {
     const answer = hang(request);
-    while (!request.signal.aborted && clock.runNextTimer()) {
-      // each timer that falls due runs; the client's timeout aborts the request
-    }
+    void (async () => {
+      while (!request.signal.aborted && clock.runNextTimer()) {
+        // Each timer that falls due runs; the client's timeout aborts the request. Over a socket
+        // (test/support/wire.ts) that abort reaches the server a few event-loop turns later.
+        for (let turn = 0; turn < 50 && !request.signal.aborted; turn++) {
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
+    })();
     return answer;
   };
 }

@@ -9,9 +9,9 @@
  * follow. The three broken models at the end show the check tells them apart.
  */
 
+import type { ApiOperationId } from "../../src/core/http/operation";
 import type { Order, ResponseModels, WireBody } from "../../src/core/models";
 import type { Decimal } from "../../src/core/money";
-import type { ApiOperationId } from "../../src/core/transport";
 import type { decimalFields } from "../../src/generated/money";
 import type { components, operations, paths } from "../../src/generated/openapi";
 import type { routes } from "../../src/generated/routes";

@@ -1,7 +1,7 @@
 // The generated types check every call the client makes (src/core/transport.ts, `operation`): a call
 // with a parameter the spec does not have, of the wrong type, or without one it requires does not
 // compile. Each line below would compile if `operation` took its init untyped.
-import { operation } from "../../src/core/transport";
+import { operation } from "../../src/core/http/operation";
 
 operation("getOrder", { params: { path: { orderNumber: 1 } } });
 // @ts-expect-error a path parameter the operation does not have

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RequestValidationError } from "../../src/core/errors";
 import {
-  assertValid,
   checkCursor,
   checkLimit,
   checkOrderNumber,
@@ -180,19 +179,10 @@ describe("checkCursor: opaque, so only a non-empty string", () => {
   });
 });
 
-describe("assertValid", () => {
-  it("passes an empty list", () => {
-    expect(() => assertValid(checkOrderNumber(12), "orderNumber")).not.toThrow();
-  });
-
-  it("throws RequestValidationError with the violations, before anything is sent", () => {
+describe("RequestValidationError from the checks", () => {
+  it("carries the violations and names each argument in its message", () => {
     const violations = [...checkOrderNumber("../x"), ...checkLimit(0)];
-    let thrown: unknown;
-    try {
-      assertValid(violations, "orders.get arguments");
-    } catch (error) {
-      thrown = error;
-    }
+    const thrown: unknown = new RequestValidationError(violations, "orders.get arguments");
     expect(thrown).toBeInstanceOf(RequestValidationError);
     expect((thrown as RequestValidationError).violations).toEqual(violations);
     expect((thrown as Error).message).toContain("orderNumber");

@@ -9,7 +9,7 @@ import {
 /**
  * Checks of path and query arguments, run before a URL is built, so an id like `../x` or
  * `https://evil` never becomes a request. Each returns the violations, empty when
- * the value is fine; `assertValid` turns them into a `RequestValidationError`.
+ * the value is fine; a call with any is rejected with a `RequestValidationError`.
  */
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

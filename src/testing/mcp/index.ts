@@ -10,7 +10,6 @@
 
 import { problem } from "../problem";
 import type { Principal, RouteContext, RouteDefinition } from "../router";
-import type { Sandbox } from "../sandbox";
 import { argumentFault, describeTool, TOOLS, type ToolSpec } from "./tools";
 
 export { TOOLS as MCP_TOOLS } from "./tools";
@@ -42,11 +41,6 @@ function loadSdk(): Promise<ServerSdk> {
 /** The route that serves POST /v1/mcp. */
 export function mcpRoute(): RouteDefinition {
   return { method: "POST", path: "/v1/mcp", handle: handleMcp };
-}
-
-/** Makes `sandbox` serve POST /v1/mcp. */
-export function installMcp(sandbox: Pick<Sandbox, "route">): void {
-  sandbox.route(mcpRoute());
 }
 
 async function handleMcp(ctx: RouteContext): Promise<Response> {

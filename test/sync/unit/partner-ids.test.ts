@@ -1,18 +1,18 @@
 import { PartnerOrders } from "partner-orders";
 import { describe, expect, it } from "vitest";
-import type { Operation } from "../../../src/core/transport";
-import { attachTransport } from "../../../src/internal/transport-access";
+import type { Operation } from "../../../src/core/http/operation";
+import { attachHttp } from "../../../src/internal/http-access";
 import { PartnerIds, partnerOrderIdOf } from "../../../src/sync/partner-ids";
 import { memoryStore } from "./reader-support";
 import { stored } from "./support";
 
 type Observer = (operation: Operation, data: unknown) => void;
 
-/** A client whose transport hands its observer to the test, to play calls through. */
+/** A client whose HTTP layer hands its observer to the test, to play calls through. */
 function watched() {
   const observers = new Set<Observer>();
   const client = {};
-  attachTransport(client, {
+  attachHttp(client, {
     observe(observer: Observer) {
       observers.add(observer);
       return () => observers.delete(observer);

@@ -1,0 +1,217 @@
+import type { Clock } from "../../internal/clock";
+import {
+  APIConnectionError,
+  APITimeoutError,
+  APIUserAbortError,
+  AuthenticationError,
+  InternalServerError,
+  type PartnerOrdersError,
+  RateLimitError,
+  ServiceUnavailableError,
+} from "../errors";
+import {
+  defaultRetryPolicy,
+  type RetryableAnswer,
+  type RetryBudget,
+  type RetryPolicy,
+} from "./policy";
+
+/** Which rule answers `error`; undefined when it is never retried. */
+export function answerOf(error: unknown): RetryableAnswer | undefined {
+  if (error instanceof AuthenticationError) return "401";
+  if (error instanceof RateLimitError) return "429";
+  if (error instanceof InternalServerError) return "500";
+  if (error instanceof ServiceUnavailableError) return "503";
+  if (error instanceof APITimeoutError) return "timeout";
+  if (error instanceof APIConnectionError) return "connection";
+  return undefined;
+}
+
+/** What the retry loop is told about one failed attempt. */
+export interface RetryState {
+  /** Retries already made in this call (0 before the first retry). */
+  retriesMade: number;
+  /** Retries already made in this call, per answer. */
+  byAnswer?: Partial<Record<RetryableAnswer, number>>;
+}
+
+/** Milliseconds to wait before retrying after `error`, or null when it must not be retried. */
+export function retryDelay(
+  error: unknown,
+  state: RetryState,
+  random = Math.random,
+  nowMs = Date.now(),
+  policy: RetryPolicy = defaultRetryPolicy,
+): number | null {
+  const answer = answerOf(error);
+  const rule = answer && policy.rules[answer];
+  if (!answer || !rule || (state.byAnswer?.[answer] ?? 0) >= rule.maxRetries) return null;
+  const { maxDelayMs, jitter } = policy;
+  const step = Math.min(maxDelayMs, policy.baseDelayMs * 2 ** state.retriesMade);
+  // Jitter spreads a fleet of clients so they do not all come back in the same second; the cap
+  // holds after it.
+  let wait = rule.backoff ? Math.min(maxDelayMs, step * (1 + random() * jitter)) : 0;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, a least wait of 0 never raises a wait (the guard only spares a random draw)
+  if (rule.minDelayMs > 0) {
+    wait = Math.max(wait, rule.minDelayMs * (1 + (jitter > 0 ? random() : 0)));
+  }
+  if (error instanceof RateLimitError && error.retryAfterSeconds !== null) {
+    const hint = error.retryAfterSeconds;
+    if (hint > policy.maxRetryAfterSeconds) return null;
+    // The server's hint is authoritative, so it is a floor; jitter only adds to it.
+    return Math.max(wait, hint * 1000 + (jitter > 0 ? random() * step : 0));
+  }
+  if (error instanceof ServiceUnavailableError) {
+    const hinted = (parseRetryAfter(error.headers, nowMs) ?? 0) * 1000;
+    return Math.min(Math.max(hinted, wait), policy.maxRetryAfterSeconds * 1000);
+  }
+  return wait;
+}
+
+export interface RetryLoopOptions {
+  maxRetries: number;
+  clock: Clock;
+  /** @default defaultRetryPolicy */
+  policy?: RetryPolicy;
+  /** The client's retry budget; undefined when it has none. */
+  budget?: RetryBudget | undefined;
+  signal?: AbortSignal | undefined;
+  /** Monotonic ms past which no retry or sleep is started. */
+  deadline?: number | undefined;
+  /** Called before a 401 retry; false when no fresh credential can be had. */
+  onUnauthorized?: (error: AuthenticationError) => boolean;
+  /** `attempt` is the number of the attempt that failed (1 for the first). */
+  onRetry?: (info: { error: unknown; attempt: number; delayMs: number }) => void;
+}
+
+/**
+ * Makes attempts until one succeeds or the policy says stop: at most `maxRetries` retries, each
+ * allowed by the rule of its answer, the deadline and the retry budget, after a wait slept on the
+ * injected clock. The caller's abort ends it before the next attempt or during a wait.
+ */
+export async function withRetries<T>(
+  attempt: (attemptNumber: number) => Promise<T>,
+  options: RetryLoopOptions,
+): Promise<T> {
+  const { clock, budget, signal } = options;
+  const policy = options.policy ?? defaultRetryPolicy;
+  const state: Required<RetryState> = { retriesMade: 0, byAnswer: {} };
+  let lastCost = 0;
+  for (let n = 1; ; n++) {
+    if (signal?.aborted) throw new APIUserAbortError();
+    try {
+      const value = await attempt(n);
+      budget?.succeeded(lastCost);
+      return value;
+    } catch (error) {
+      if (n > options.maxRetries || error instanceof APIUserAbortError) throw error;
+      const answer = answerOf(error);
+      const delayMs = retryDelay(error, state, Math.random, clock.now(), policy);
+      if (!answer || delayMs === null) throw error;
+      const failure = error as PartnerOrdersError;
+      if (failure instanceof AuthenticationError && !options.onUnauthorized?.(failure)) throw error;
+      if (options.deadline !== undefined && clock.monotonic() + delayMs > options.deadline) {
+        throw new APITimeoutError(
+          `The deadline comes before the next retry could be made (last error: ${failure.message}).`,
+        );
+      }
+      if (budget) {
+        const cost = budget.cost(answer);
+        if (!budget.take(cost)) {
+          failure.message += " (Not retried: the client's retry budget is spent.)";
+          throw error;
+        }
+        lastCost = cost;
+      }
+      options.onRetry?.({ error, attempt: n, delayMs });
+      state.retriesMade++;
+      state.byAnswer[answer] = (state.byAnswer[answer] ?? 0) + 1;
+      if (delayMs > 0) await clock.sleep(delayMs, signal);
+    }
+  }
+}
+
+/**
+ * `Retry-After` in seconds: delta-seconds (digits only) or an HTTP-date (RFC 9110 10.2.3: the
+ * IMF-fixdate, or the obsolete RFC 850 and asctime forms). Null when absent or malformed, so a
+ * value such as `-5` or `2, 3` is no hint at all and the normal backoff applies; never negative.
+ */
+export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): number | null {
+  // Headers already strip surrounding spaces, and an empty value matches no form below.
+  // Stryker disable next-line MethodExpression: see above
+  const raw = headers.get("retry-after")?.trim();
+  // Stryker disable next-line ConditionalExpression: see above
+  if (!raw) return null;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const date = parseHttpDate(raw, nowMs);
+  if (date === null) return null;
+  return Math.max(0, (date - nowMs) / 1000);
+}
+
+// Regular expression literals, not `new RegExp`, so a bundle that does not read `Retry-After` (the
+// webhooks entry) drops them.
+/** `Sun, 06 Nov 1994 08:49:37 GMT` */
+const imfFixdate =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+/** `Sunday, 06-Nov-94 08:49:37 GMT` */
+const rfc850 =
+  /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+/** `Sun Nov  6 08:49:37 1994` */
+const asctime =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
+
+/** The fields of the three HTTP-date forms, as [day, month, year, hours, minutes, seconds]. */
+function dateParts(
+  text: string,
+  nowMs: number,
+): [day: string, mon: string, year: number, h: string, m: string, s: string] | null {
+  const fixdate = imfFixdate.exec(text);
+  if (fixdate) {
+    // Stryker disable next-line StringLiteral: every group always matches; the defaults are for types
+    const [, day = "", mon = "", year, h = "", m = "", s = ""] = fixdate;
+    return [day, mon, Number(year), h, m, s];
+  }
+  const obsolete = rfc850.exec(text);
+  if (obsolete) {
+    // Stryker disable next-line StringLiteral: every group always matches; the defaults are for types
+    const [, day = "", mon = "", yy, h = "", m = "", s = ""] = obsolete;
+    // A two-digit year more than 50 years ahead is in the past century (RFC 9110 5.6.7).
+    let year = 2000 + Number(yy);
+    if (year > new Date(nowMs).getUTCFullYear() + 50) year -= 100;
+    return [day, mon, year, h, m, s];
+  }
+  const ansi = asctime.exec(text);
+  if (ansi) {
+    // Stryker disable next-line StringLiteral: every group always matches; the defaults are for types
+    const [, mon = "", day = "", h = "", m = "", s = "", year] = ansi;
+    // Stryker disable next-line MethodExpression: Number() ignores the leading space too
+    return [day.trim(), mon, Number(year), h, m, s];
+  }
+  return null;
+}
+
+/** Epoch ms of an HTTP-date (RFC 9110 5.6.7), or null when `text` is not one. */
+function parseHttpDate(text: string, nowMs: number): number | null {
+  const parts = dateParts(text, nowMs);
+  if (!parts) return null;
+  const [day, mon, year, h, m, s] = parts;
+  const monthIndex = "JanFebMarAprMayJunJulAugSepOctNovDec".indexOf(mon) / 3;
+  const ms = Date.UTC(year, monthIndex, Number(day), Number(h), Number(m), Number(s));
+  const date = new Date(ms);
+  // Date.UTC rolls 30 Feb over to March and 24:00 over to the next day: such a date is malformed.
+  // A field out of range differs itself and carries into the next one, so each comparison alone is
+  // backed by another: removing any single one changes no answer.
+  // Stryker disable ConditionalExpression,LogicalOperator: see above
+  if (
+    date.getUTCFullYear() !== year ||
+    date.getUTCMonth() !== monthIndex ||
+    date.getUTCDate() !== Number(day) ||
+    date.getUTCHours() !== Number(h) ||
+    date.getUTCMinutes() !== Number(m) ||
+    date.getUTCSeconds() !== Number(s)
+  ) {
+    // Stryker restore ConditionalExpression,LogicalOperator
+    return null;
+  }
+  return ms;
+}

@@ -1,0 +1,153 @@
+/**
+ * How a request leaves the process. Two ways with one shape: `undici.request` on a kept-alive pool
+ * (the default on Node when undici, an optional peer, is installed) and `fetch` (every other runtime,
+ * a partner's own `fetch`, and whenever something has replaced `globalThis.fetch` since the client
+ * was made, as msw does). The request function above them sees no difference.
+ */
+import type { Dispatcher } from "undici";
+
+/** One attempt as it goes on the wire. */
+export interface WireRequest {
+  method: string;
+  /** Absolute, built once per call. */
+  url: string;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  body: string | undefined;
+  /** Ends the attempt: its timeout or the caller's abort. */
+  signal: AbortSignal;
+}
+
+/** One answer, its body not read yet. */
+export interface WireAnswer {
+  readonly status: number;
+  /** One header by lower-case name; null when absent. */
+  header(name: string): string | null;
+  /** Every header, made on demand (errors and `withResponse()` need them, a success does not). */
+  headers(): Headers;
+  /** The body as text; read at most once. */
+  text(): Promise<string>;
+  /** The answer as a web `Response`: its body streamed when unread (MCP), else already read. */
+  response(): Response;
+  /** Lets go of an unread body. */
+  discard(): void;
+}
+
+export type Wire = (request: WireRequest) => Promise<WireAnswer>;
+
+/** A `fetch` as partners pass it: called with one `Request`, unbound. */
+export type Fetch = (request: Request) => Promise<Response>;
+
+/** The wire over a `fetch`. A redirect is never followed: credentials stay with the origin. */
+export function fetchWire(fetch: Fetch): Wire {
+  return async ({ method, url, headers, body, signal }) => {
+    const response = await fetch(
+      new Request(url, { method, headers, body, signal, redirect: "manual" }),
+    );
+    return fromResponse(response);
+  };
+}
+
+function fromResponse(response: Response): WireAnswer {
+  return {
+    status: response.status,
+    header: (name) => response.headers.get(name),
+    headers: () => response.headers,
+    text: () => response.text(),
+    response: () => response,
+    discard: () => {
+      response.body?.cancel().catch(() => {});
+    },
+  };
+}
+
+type Undici = typeof import("undici");
+
+/** undici when it is installed, else undefined: an optional peer, not every partner has it. */
+export async function loadUndici(): Promise<Undici | undefined> {
+  try {
+    return await import("undici");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The wire over `undici.request` on `dispatcher` (a kept-alive pool): no web streams, no `Request`
+ * or `Response` objects unless a caller asks for one. undici.request follows no redirect.
+ */
+export function undiciWire(undici: Undici, dispatcher: Dispatcher): Wire {
+  return async ({ method, url, headers, body, signal }) => {
+    const answer = await undici.request(url, {
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body,
+      signal,
+      dispatcher,
+    });
+    return fromUndici(answer);
+  };
+}
+
+function fromUndici(answer: Dispatcher.ResponseData): WireAnswer {
+  const { statusCode, headers: raw, body } = answer;
+  let read: string | undefined;
+  let headers: Headers | undefined;
+  const all = () => {
+    headers ??= new Headers(
+      Object.entries(raw).flatMap(([name, value]) =>
+        value === undefined
+          ? []
+          : Array.isArray(value)
+            ? value.map((v): [string, string] => [name, v])
+            : [[name, value] as [string, string]],
+      ),
+    );
+    return headers;
+  };
+  return {
+    status: statusCode,
+    header: (name) => {
+      const value = raw[name];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+    headers: all,
+    text: async () => {
+      read = await body.text();
+      return read;
+    },
+    response: () => {
+      // A web Response may not carry a body with these statuses.
+      const empty = statusCode === 204 || statusCode === 205 || statusCode === 304;
+      if (read !== undefined || empty) {
+        if (read === undefined) body.dump().catch(() => {});
+        return new Response(empty ? null : read, { status: statusCode, headers: all() });
+      }
+      // Only MCP reads its body as a stream: web streams stay off the REST path.
+      const stream = (body as unknown as { [Symbol.asyncIterator](): AsyncIterator<Uint8Array> })[
+        Symbol.asyncIterator
+      ]();
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            try {
+              const { value, done } = await stream.next();
+              if (done) controller.close();
+              else controller.enqueue(new Uint8Array(value));
+            } catch (error) {
+              controller.error(error);
+            }
+          },
+          cancel: () => {
+            body.destroy();
+          },
+        }),
+        { status: statusCode, headers: all() },
+      );
+    },
+    discard: () => {
+      body.dump().catch(() => {});
+    },
+  };
+}
