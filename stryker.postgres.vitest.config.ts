@@ -6,10 +6,13 @@ import base from "./vitest.config";
  * contract and the PostgreSQL store's own tests, on one real server started once for the run
  * (test/support/shared-postgres.ts), each test in a database of its own.
  */
+// The base config's projects (the fetch and undici wires) would replace this include list.
+const { projects: _wires, ...shared } = base.test ?? {};
+
 export default defineConfig({
   ...base,
   test: {
-    ...base.test,
+    ...shared,
     include: ["test/sync/stores/**/*.test.ts"],
     globalSetup: ["test/support/shared-postgres.ts"],
     reporters: ["default"],

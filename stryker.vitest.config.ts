@@ -7,10 +7,13 @@ import base from "./vitest.config";
  * Redis or PostgreSQL, run the sandbox end to end or build the package are left to `npm test`.
  * (Spread, not mergeConfig: merging would add these globs to the base ones, not replace them.)
  */
+// The base config's projects (the fetch and undici wires) would replace this include list.
+const { projects: _wires, ...shared } = base.test ?? {};
+
 export default defineConfig({
   ...base,
   test: {
-    ...base.test,
+    ...shared,
     include: [
       "test/webhooks/**/*.test.ts",
       "test/client/**/*.test.ts",

@@ -3,33 +3,12 @@ import { APIUserAbortError } from "../../src/index";
 import { harness, rejection } from "../support/client";
 import { json } from "../support/fake-server";
 import { completedSubmission, orderRequest, submission, submissionId } from "../support/fixtures";
-import { overUndici } from "../support/wire";
 
 const pollRoute = `GET /v1/orders/submissions/${submissionId}`;
 
 // After the POST was answered the order exists: an abort must still name it, so the caller resumes
 // with client.submissions.wait(id) instead of resubmitting.
 describe("an abort during submitOrderAndWait after the POST was answered", () => {
-  // The abort is made while the server is still answering, which only an in-process fetch can
-  // order after the answer: over a socket it ends the POST itself (no order is known then).
-  it.skipIf(overUndici)(
-    "while sleeping between polls: APIUserAbortError carrying the submissionId",
-    async () => {
-      const { client, server } = harness();
-      const controller = new AbortController();
-      server.on("POST /v1/orders", () => {
-        controller.abort();
-        return json(submission("queued"), 201, { "retry-after": "2" });
-      });
-      const error = await rejection(
-        client.submitOrderAndWait(orderRequest(), { signal: controller.signal }),
-      );
-      expect(error).toBeInstanceOf(APIUserAbortError);
-      expect((error as APIUserAbortError).submissionId).toBe(submissionId);
-      expect((error as Error).message).toContain("submissions.wait");
-    },
-  );
-
   it("during a poll request: APIUserAbortError carrying the submissionId", async () => {
     const { client, server } = harness();
     const controller = new AbortController();

@@ -14,7 +14,7 @@ import {
   startPostgres,
   type TestDatabase,
 } from "../support/postgres.js";
-import { record } from "../sync/stores/support.js";
+import { record, V2_POSTGRES_SCHEMA } from "../sync/stores/support.js";
 
 /**
  * A named consumer as a group on a real PostgreSQL server, its members real processes: the stream
@@ -309,10 +309,17 @@ describe.runIf(available)("consumer groups on PostgreSQL", () => {
 
   it("migrates a version 2 database in one transaction, a consumer's position carried into its group", async () => {
     await setUp();
-    await write(4, 1);
-    // The layout of version 2: no per-order progress, the version recorded as 2.
-    await admin.query("DROP TABLE po_consumer_orders");
-    await admin.query("UPDATE po_meta SET value = '2' WHERE name = 'schema_version'");
+    // A database as version 2 laid it out, with four changes and a consumer at the second.
+    await admin.query(
+      "DROP TABLE po_orders, po_changes, po_checkpoints, po_consumers, po_leases, po_meta, po_external_ids, po_consumer_orders",
+    );
+    await admin.query(V2_POSTGRES_SCHEMA);
+    for (let n = 1; n <= 4; n++)
+      await admin.query(
+        `INSERT INTO po_changes (type, order_number, site_id, observed_at, cause, payload)
+         VALUES ('order.unresolvable', $1, 12, '2026-01-01T00:00:00.000Z', 'sweep', '{}')`,
+        [n],
+      );
     await admin.query("INSERT INTO po_consumers (name, position) VALUES ('billing', 2)");
     const opened = [postgresStore(database.url), postgresStore(database.url)];
     await Promise.all(opened.map((s) => s.open()));

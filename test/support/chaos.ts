@@ -52,7 +52,7 @@ export interface ChaosResult {
   compared: { orderNumber: number; mirrored: MirroredOrder | undefined; served: unknown }[];
   hiddenInMirror: (MirroredOrder | undefined)[];
   /** The outbox, straight from the database. */
-  outbox: { id: number; type: string; order_number: number; payload: string }[];
+  outbox: { id: number; type: string; order_number: number; payload: string | object }[];
   /** Ids a named consumer read, in order, across the whole outbox. */
   consumed: number[];
   resumedWithCursor: boolean;
@@ -221,7 +221,9 @@ export function reported(outbox: ChaosResult["outbox"]) {
   const count = (type: string, key: (p: Record<string, never>, n: number) => string) => {
     const seen = new Map<string, number>();
     for (const row of outbox.filter((r) => r.type === type)) {
-      const k = key(JSON.parse(row.payload), row.order_number);
+      // Text on SQLite, already parsed from jsonb on PostgreSQL.
+      const payload = typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload;
+      const k = key(payload, row.order_number);
       seen.set(k, (seen.get(k) ?? 0) + 1);
     }
     return seen;
