@@ -13,6 +13,8 @@ export default defineConfig({
   ...base,
   test: {
     ...shared,
+    // As the base config's fetch project: the tests' fake servers answer through fetch.
+    env: { PARTNER_ORDERS_HTTP: "fetch" },
     include: ["test/sync/stores/**/*.test.ts"],
     globalSetup: ["test/support/shared-postgres.ts"],
     reporters: ["default"],

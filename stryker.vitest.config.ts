@@ -14,6 +14,8 @@ export default defineConfig({
   ...base,
   test: {
     ...shared,
+    // As the base config's fetch project: the tests' fake servers answer through fetch.
+    env: { PARTNER_ORDERS_HTTP: "fetch" },
     include: [
       "test/webhooks/**/*.test.ts",
       "test/client/**/*.test.ts",
