@@ -16,7 +16,7 @@ import {
   parseJson,
   STATUS,
 } from "./context";
-import { MirrorError } from "./errors";
+import { MirrorError, type SweepHeldError } from "./errors";
 import { fatalError } from "./fatal";
 import { Feed } from "./feed";
 import { newHolder, retireHolder } from "./holder";
@@ -128,16 +128,19 @@ export class OrderMirror {
     try {
       const outcome = await this.#sweeper.sweep(false);
       await this.#reader.pollDue(passStart, () => false);
-      if (outcome === "held") {
-        const held = await this.#sweeper.heldError();
-        held.report = counters.report();
-        throw held;
-      }
+      if (outcome === "held") throw await this.#held(counters);
     } catch (error) {
       this.#recordError(codeOf(error), messageOf(error));
       throw error;
     }
     return counters.report();
+  }
+
+  /** The `SweepHeldError` of a pass that found the sweep held, with what the pass did meanwhile. */
+  async #held(counters: Counters): Promise<SweepHeldError> {
+    const held = await this.#sweeper.heldError();
+    held.report = counters.report();
+    return held;
   }
 
   /**
@@ -367,11 +370,7 @@ export class OrderMirror {
       const outcome = await this.#sweeper.underLease(() =>
         resyncUnderLease(this.#ctx, this.#reader, this.#sweeper, siteIds, options.signal),
       );
-      if (outcome === "held") {
-        const held = await this.#sweeper.heldError();
-        held.report = counters.report();
-        throw held;
-      }
+      if (outcome === "held") throw await this.#held(counters);
     } catch (error) {
       this.#recordError(codeOf(error), messageOf(error));
       throw error;
