@@ -1,11 +1,11 @@
 /**
  * Mutual TLS (API document, Authentication 2): the client certificate presented at the handshake is
  * the credential, so there is no token and no Authorization header. Requests go through an undici
- * `Agent` holding the certificate; Node's global `fetch` cannot take one. undici and node:crypto are
- * loaded on first use only, so the root entry stays importable on runtimes without them.
+ * `Agent` holding the certificate; Node's global `fetch` cannot take one. undici, node:crypto and the
+ * certificate parsing are loaded on first use only, so the root entry stays importable on runtimes
+ * without them and its cold import does not pay for them.
  */
 import type { Clock } from "../internal/clock";
-import { isStrongSignature, signatureAlgorithm } from "../internal/x509";
 import { PartnerOrdersError } from "./errors";
 import { loadUndici, undiciWire, type Wire } from "./http/wire";
 import type { Log } from "./logger";
@@ -81,14 +81,21 @@ export async function checkMtlsCertificate(
   material: MtlsOptions,
   options: { now?: number } = {},
 ): Promise<MtlsCertificateInfo> {
-  const crypto = await import("node:crypto");
-  return inspect(crypto, material, options.now ?? Date.now());
+  const [crypto, x509] = await Promise.all([import("node:crypto"), import("../internal/x509")]);
+  return inspect(crypto, x509, material, options.now ?? Date.now());
 }
 
 type NodeCrypto = typeof import("node:crypto");
 type X509 = import("node:crypto").X509Certificate;
+/** The signature-algorithm reader, loaded with node:crypto when a certificate is first checked. */
+type X509Parse = typeof import("../internal/x509");
 
-function inspect(crypto: NodeCrypto, material: MtlsOptions, now: number): MtlsCertificateInfo {
+function inspect(
+  crypto: NodeCrypto,
+  x509: X509Parse,
+  material: MtlsOptions,
+  now: number,
+): MtlsCertificateInfo {
   const certs = readCertificates(crypto, material.cert);
   const leaf = certs[0] as X509;
   const name = `the client certificate (subject "${oneLine(leaf.subject)}", serial ${leaf.serialNumber})`;
@@ -137,7 +144,7 @@ function inspect(crypto: NodeCrypto, material: MtlsOptions, now: number): MtlsCe
 
   certs.forEach((cert, i) => {
     const which = i === 0 ? name : `certificate ${i + 1} of mtls.cert ("${oneLine(cert.subject)}")`;
-    checkSignature(cert, which);
+    checkSignature(x509, cert, which);
     checkKey(cert, which);
     const validFrom = Date.parse(cert.validFrom);
     const validTo = Date.parse(cert.validTo);
@@ -192,9 +199,9 @@ const weakSignatureNames = new Map([
   ["1.2.840.10045.4.1", "ecdsa-with-SHA1"],
   ["1.2.840.10045.4.3.1", "ecdsa-with-SHA224"],
 ]);
-function checkSignature(cert: X509, which: string): void {
-  const algorithm = signatureAlgorithm(cert.raw);
-  if (isStrongSignature(algorithm)) return;
+function checkSignature(x509: X509Parse, cert: X509, which: string): void {
+  const algorithm = x509.signatureAlgorithm(cert.raw);
+  if (x509.isStrongSignature(algorithm)) return;
   throw new MtlsCertificateError(
     "weak_signature",
     `${capitalize(which)} is signed with ${
@@ -297,13 +304,17 @@ export class MtlsConnection {
   }
 
   async #prepare(material: MtlsOptions): Promise<Prepared> {
-    const [undici, crypto] = await Promise.all([loadUndici(), import("node:crypto")]);
+    const [undici, crypto, x509] = await Promise.all([
+      loadUndici(),
+      import("node:crypto"),
+      import("../internal/x509"),
+    ]);
     if (!undici) {
       throw new PartnerOrdersError(
         "Mutual TLS needs the undici package, an optional peer dependency of partner-orders: run `npm install undici`.",
       );
     }
-    const info = inspect(crypto, material, this.clock.now());
+    const info = inspect(crypto, x509, material, this.clock.now());
     const agent = new undici.Agent({
       connect: {
         cert: text(material.cert),

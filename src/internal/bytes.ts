@@ -1,19 +1,4 @@
-const encoder = new TextEncoder();
-
-/** Raw bytes of a body given as a string (UTF-8), `Uint8Array`/`Buffer` or `ArrayBuffer`. */
-export function toBytes(body: string | Uint8Array | ArrayBuffer): Uint8Array {
-  if (typeof body === "string") return encoder.encode(body);
-  if (body instanceof Uint8Array) return body;
-  return new Uint8Array(body);
-}
-
-/** Lowercase hex of bytes. */
-export function toHex(bytes: ArrayBuffer | Uint8Array): string {
-  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-  let out = "";
-  for (const b of view) out += b.toString(16).padStart(2, "0");
-  return out;
-}
+// Only what the request path needs: this module is part of the root entry's cold import.
 
 /** UTF-8 length of a string, without allocating its bytes. */
 export function utf8Length(text: string): number {

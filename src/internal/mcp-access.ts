@@ -1,7 +1,9 @@
 /**
  * How `partner-orders/mcp` reaches a client's authenticated fetch without a public field: a
- * non-enumerable, symbol-keyed property. `Symbol.for` because the root and the `mcp` entry are
- * separate bundles, each with its own copy of this module.
+ * non-enumerable, symbol-keyed property. `Symbol.for` because the client writes it here and the
+ * `mcp` entry reads it in mcp-connect.ts, which may come from another copy of the package; the
+ * reader lives there so that this module travels with the client alone and the root entry loads
+ * no extra file for it.
  */
 const key = Symbol.for("partner-orders.mcp-access");
 
@@ -27,11 +29,4 @@ export function attachMcpAccess(
   };
   Object.defineProperty(client, key, { value: () => access, enumerable: false });
   return access;
-}
-
-/** The access of a `PartnerOrders` client (from any copy of the package); undefined for anything else. */
-export function mcpAccessOf(client: unknown): McpAccess | undefined {
-  if (typeof client !== "object" || client === null) return undefined;
-  const get = (client as { [key]?: unknown })[key];
-  return typeof get === "function" ? (get() as McpAccess) : undefined;
 }

@@ -1,5 +1,3 @@
-import { toHex } from "./bytes";
-
 /**
  * The signature-algorithm rule of the API document (Mutual TLS, certificate requirements: "SHA-256
  * or stronger"), shared by the client's pre-use check and the sandbox's registration check. Node 20's
@@ -88,4 +86,11 @@ function decodeOid(bytes: Uint8Array): string {
     }
   }
   return parts.join(".");
+}
+
+/** Lowercase hex of bytes. */
+function toHex(bytes: Uint8Array): string {
+  let out = "";
+  for (const b of bytes) out += b.toString(16).padStart(2, "0");
+  return out;
 }

@@ -147,7 +147,8 @@ export class WebhookPayloadError extends PartnerOrdersError {
   }
 }
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+// Made on first use: the root entry imports this module, and its cold import should not pay for it.
+let strictUtf8: TextDecoder | undefined;
 
 /**
  * Reads a delivery's body as a typed event, without any signature check: for endpoints registered
@@ -170,6 +171,7 @@ export function parseWebhook(body: WebhookBody | object): WebhookEvent {
 export function decodeEvent(bytes: Uint8Array): WebhookEvent {
   let text: string;
   try {
+    strictUtf8 ??= new TextDecoder("utf-8", { fatal: true });
     text = strictUtf8.decode(bytes);
   } catch {
     throw new WebhookPayloadError("invalid_utf8", "The webhook body is not valid UTF-8.");

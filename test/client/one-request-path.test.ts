@@ -6,7 +6,7 @@ import {
   APITimeoutError,
   APIUserAbortError,
 } from "../../src/core/errors";
-import { mcpAccessOf } from "../../src/internal/mcp-access";
+import { mcpAccessOf } from "../../src/internal/mcp-connect";
 import { harness, rejection } from "../support/client";
 import { connectionRefused, hang, json, stall } from "../support/fake-server";
 
