@@ -1,7 +1,7 @@
 /**
  * How `partner-orders/mcp` reaches a client's authenticated fetch without a public field: a
  * non-enumerable, symbol-keyed property. `Symbol.for` because the client writes it here and the
- * `mcp` entry reads it in mcp-connect.ts, which may come from another copy of the package; the
+ * `mcp` entry reads it in mcp-lookup.ts, which may come from another copy of the package; the
  * reader lives there so that this module travels with the client alone and the root entry loads
  * no extra file for it.
  */

@@ -2,16 +2,6 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { PartnerOrdersError } from "../core/errors";
 import type { McpAccess } from "./mcp-access";
 
-/** The key `attachMcpAccess` (mcp-access.ts) writes; the same symbol through the global registry. */
-const key = Symbol.for("partner-orders.mcp-access");
-
-/** The access of a `PartnerOrders` client (from any copy of the package); undefined for anything else. */
-export function mcpAccessOf(client: unknown): McpAccess | undefined {
-  if (typeof client !== "object" || client === null) return undefined;
-  const get = (client as { [key]?: unknown })[key];
-  return typeof get === "function" ? (get() as McpAccess) : undefined;
-}
-
 /** Options of `connectMcp`. */
 export interface ConnectMcpOptions {
   /**

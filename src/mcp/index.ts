@@ -6,7 +6,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { PartnerOrders } from "../client";
 import { PartnerOrdersError } from "../core/errors";
-import { type ConnectMcpOptions, connectWithAccess, mcpAccessOf } from "../internal/mcp-connect";
+import { type ConnectMcpOptions, connectWithAccess } from "../internal/mcp-connect";
+import { mcpAccessOf } from "../internal/mcp-lookup";
 
 export type { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 export type { ConnectMcpOptions } from "../internal/mcp-connect";

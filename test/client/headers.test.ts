@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PartnerOrders } from "../../src/client";
 import { RequestValidationError } from "../../src/core/errors";
 import { userAgent } from "../../src/core/user-agent";
-import { mcpAccessOf } from "../../src/internal/mcp-connect";
+import { mcpAccessOf } from "../../src/internal/mcp-lookup";
 import { harness, rejection } from "../support/client";
 import { baseUrl, json } from "../support/fake-server";
 import { completedSubmission, orderRequest, submission, submissionId } from "../support/fixtures";

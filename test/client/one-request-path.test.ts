@@ -6,7 +6,7 @@ import {
   APITimeoutError,
   APIUserAbortError,
 } from "../../src/core/errors";
-import { mcpAccessOf } from "../../src/internal/mcp-connect";
+import { mcpAccessOf } from "../../src/internal/mcp-lookup";
 import { harness, rejection } from "../support/client";
 import { connectionRefused, hang, json, stall } from "../support/fake-server";
 

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { PartnerOrders } from "../../src/client";
 import { detectRuntime, userAgent } from "../../src/core/user-agent";
-import { mcpAccessOf } from "../../src/internal/mcp-connect";
+import { mcpAccessOf } from "../../src/internal/mcp-lookup";
 import { harness } from "../support/client";
 import { baseUrl, FakeServer, json } from "../support/fake-server";
 

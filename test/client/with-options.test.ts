@@ -6,7 +6,7 @@ import {
   ServiceUnavailableError,
 } from "../../src/core/errors";
 import type { Logger } from "../../src/core/logger";
-import { mcpAccessOf } from "../../src/internal/mcp-connect";
+import { mcpAccessOf } from "../../src/internal/mcp-lookup";
 import { harness, rejection } from "../support/client";
 import { FakeServer, json, problem, stall } from "../support/fake-server";
 
