@@ -2,7 +2,8 @@ import { setupServer } from "msw/node";
 import { Decimal, isProblem, type Order, PartnerOrders } from "partner-orders";
 import { createSandbox, FIXTURES, type Sandbox } from "partner-orders/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LinkedClock, rejection } from "./support";
+import type { FakeClock } from "../support/fake-clock";
+import { linkedClock, rejection } from "./support";
 
 /**
  * The same reads through msw: the sandbox's handlers intercept the client's default `fetch` on the
@@ -12,11 +13,11 @@ import { LinkedClock, rejection } from "./support";
 let sandbox: Sandbox;
 let server: ReturnType<typeof setupServer>;
 let client: PartnerOrders;
-let clock: LinkedClock;
+let clock: FakeClock;
 
 beforeAll(async () => {
   sandbox = createSandbox({ clock: "manual" });
-  clock = new LinkedClock(sandbox);
+  clock = linkedClock(sandbox);
   server = setupServer(...(await sandbox.mswHandlers(sandbox.baseUrl)));
   server.listen({ onUnhandledRequest: "error" });
   // No `fetch` option: the client looks globalThis.fetch up per call, so msw sees every request.

@@ -1,45 +1,29 @@
-import { type ClientOptions, type Clock, type OrderRequest, PartnerOrders } from "partner-orders";
+import { type ClientOptions, type OrderRequest, PartnerOrders } from "partner-orders";
 import {
   createSandbox,
   type Listener,
   type Sandbox,
   type SandboxOptions,
 } from "partner-orders/testing";
+import { FakeClock } from "../support/fake-clock";
 
 /**
  * The client's time in end-to-end tests: its own `now`/`monotonic`, and a `sleep` that returns at
  * once after moving both its own time and the sandbox clock forward by the same amount. Backoff,
  * `Retry-After` waits and submission polls are then instant and deterministic, while the sandbox
- * sees exactly the time the client slept (submissions progress, tokens age).
+ * sees exactly the time the client slept (submissions progress, tokens age). Attempts are timed by
+ * the host's timers: the server's slowness here is real time.
  *
  * `sandbox.clock.advance(ms)` alone moves only the server's time: a token can expire on the
  * service while the client still believes it fresh.
  */
-export class LinkedClock implements Clock {
-  /** Every sleep the client asked for, in milliseconds, in order. */
-  readonly sleeps: number[] = [];
-  #now: number;
-  #monotonic = 1_000_000;
-
-  constructor(private readonly sandbox: Sandbox) {
-    this.#now = sandbox.clock.now();
-  }
-
-  now(): number {
-    return this.#now;
-  }
-
-  monotonic(): number {
-    return this.#monotonic;
-  }
-
-  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) throw signal.reason;
-    this.sleeps.push(ms);
-    this.#now += ms;
-    this.#monotonic += ms;
-    this.sandbox.clock.advance(ms);
-  }
+export function linkedClock(sandbox: Sandbox): FakeClock {
+  return new FakeClock({
+    start: sandbox.clock.now(),
+    monotonic: 1_000_000,
+    follower: sandbox.clock,
+    hostTimers: true,
+  });
 }
 
 export interface E2E {
@@ -47,7 +31,7 @@ export interface E2E {
   listener: Listener;
   /** `http://127.0.0.1:<port>` */
   url: string;
-  clock: LinkedClock;
+  clock: FakeClock;
   client: PartnerOrders;
   /** Another client on the same sandbox and clock, with `options` overriding the defaults. */
   newClient(options?: ClientOptions): PartnerOrders;
@@ -56,12 +40,12 @@ export interface E2E {
   close(): Promise<void>;
 }
 
-/** A manual-clock sandbox on a real loopback port, and a client on it with a {@link LinkedClock}. */
+/** A manual-clock sandbox on a real loopback port, and a client on it with a {@link linkedClock}. */
 export async function startE2E(options: SandboxOptions = {}): Promise<E2E> {
   const sandbox = createSandbox({ clock: "manual", ...options });
   const listener = await sandbox.listen();
   const { url } = listener;
-  const clock = new LinkedClock(sandbox);
+  const clock = linkedClock(sandbox);
   const newClient = (overrides: ClientOptions = {}) =>
     new PartnerOrders({ baseUrl: url, ...sandbox.credentials, clock, ...overrides });
   let token: string | undefined;

@@ -5,9 +5,9 @@ import { PartnerOrders } from "partner-orders";
 import { type Change, type MirrorStore, OrderMirror, postgresStore } from "partner-orders/sync";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Clock } from "../../src/internal/clock";
 import type { ConsumerGroupStore } from "../../src/sync/consume-types";
 import { LOOK_MS } from "../../src/sync/feed";
+import { FakeClock } from "../support/fake-clock";
 import {
   type PostgresServer,
   postgresAvailable,
@@ -107,46 +107,6 @@ async function until(check: () => Promise<boolean>, what: string, tries = 2_000)
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`never: ${what}`);
-}
-
-/** A clock whose sleeps end only when the test moves it: a look that happened is counted. */
-class HeldClock implements Clock {
-  #now = Date.UTC(2030, 0, 1);
-  #sleeps: { until: number; resolve: () => void }[] = [];
-  looks = 0;
-  now() {
-    return this.#now;
-  }
-  monotonic() {
-    return this.#now;
-  }
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const entry = {
-        until: this.#now + ms,
-        resolve: () => {
-          if (ms === LOOK_MS) this.looks++;
-          resolve();
-        },
-      };
-      this.#sleeps.push(entry);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          this.#sleeps = this.#sleeps.filter((s) => s !== entry);
-          reject(signal.reason);
-        },
-        { once: true },
-      );
-    });
-  }
-  advance(ms: number) {
-    this.#now += ms;
-    const due = this.#sleeps.filter((s) => s.until <= this.#now);
-    this.#sleeps = this.#sleeps.filter((s) => s.until > this.#now);
-    for (const s of due) s.resolve();
-  }
 }
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
@@ -388,7 +348,13 @@ describe.runIf(available)("consumer groups on PostgreSQL", () => {
 
   it("wakes a consumer when another process commits, without the periodic look, also after a server restart", async () => {
     await setUp();
-    const clock = new HeldClock();
+    // Sleeps end only when the test moves time: a look that happened is a LOOK_MS sleep that woke.
+    const clock = new FakeClock({
+      monotonic: Date.UTC(2030, 0, 1),
+      hostTimers: true,
+      holdSleeps: true,
+    });
+    const looks = () => clock.woke.filter((ms) => ms === LOOK_MS).length;
     const mirror = new OrderMirror({
       client: unusedClient(),
       store: postgresStore(database.url),
@@ -417,7 +383,7 @@ describe.runIf(available)("consumer groups on PostgreSQL", () => {
       await until(listening, "the mirror listening");
       await writeElsewhere(1);
       expect(((await first).value as Change).orderNumber).toBe(1);
-      expect(clock.looks).toBe(0);
+      expect(looks()).toBe(0);
 
       // A restart cuts the listening connection: the looks carry on and listen again.
       await admin.end();
@@ -431,10 +397,10 @@ describe.runIf(available)("consumer groups on PostgreSQL", () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(await listening()).toBe(true);
-      const looks = clock.looks;
+      const looksBefore = looks();
       await writeElsewhere(2);
       expect(((await second).value as Change).orderNumber).toBe(2);
-      expect(clock.looks).toBe(looks);
+      expect(looks()).toBe(looksBefore);
       abort.abort();
       await feed.return(undefined);
     } finally {

@@ -6,23 +6,61 @@ interface Timer {
   run: () => void;
 }
 
+/** How a {@link FakeClock} behaves beyond its defaults. */
+export interface FakeClockOptions {
+  /** Wall-clock start, epoch milliseconds. Default 2030-01-01T00:00:00Z. */
+  start?: number;
+  /** Monotonic start. Default 10,000. */
+  monotonic?: number;
+  /**
+   * Another clock moved forward by the same amount whenever this one moves (by a sleep or by
+   * `advance`): the sandbox's manual clock, so the service sees exactly the time the client slept
+   * (submissions progress, tokens age). Moving only the follower (`sandbox.clock.advance`) moves
+   * the service's time alone: a token can expire there while the client still believes it fresh.
+   */
+  follower?: { advance(ms: number): void };
+  /**
+   * Leave `setTimer` out, so attempts are timed by the host's timers (a test against a real server
+   * whose slowness is real time). Default false: timers run on this clock.
+   */
+  hostTimers?: boolean;
+  /**
+   * Sleeps wait until the test moves time past them with `advance` (or `runNextTimer`), instead of
+   * returning at once: for a loop whose every turn the test wants to step. Default false.
+   */
+  holdSleeps?: boolean;
+}
+
 /**
- * A Clock for tests: `sleep` resolves at once, records what was asked and moves both `now` and
- * `monotonic` forward by that much, so backoff and polls cost no real time and can be asserted.
- * Timers (the per-attempt `timeoutMs`) fire only when fake time passes them: by a sleep, by
- * `advance`, or by `runNextTimer` (a server that never answers: see `stall` in fake-server.ts).
+ * The one Clock for tests. By default `sleep` resolves at once, records what was asked and moves
+ * both `now` and `monotonic` forward by that much, so backoff and polls cost no real time and can
+ * be asserted. Timers (the per-attempt `timeoutMs`) fire only when fake time passes them: by a
+ * sleep, by `advance`, or by `runNextTimer` (a server that never answers: see `stall` in
+ * fake-server.ts). {@link FakeClockOptions} link it to a sandbox's clock, hand attempt timeouts to
+ * the host, or hold sleeps until the test advances time.
  */
 export class FakeClock implements Clock {
   /** Every sleep requested, in milliseconds, in order. */
   readonly sleeps: number[] = [];
+  /** Every sleep that ran to its end (not aborted), in milliseconds, in the order they ended. */
+  readonly woke: number[] = [];
+  /** Runs `run` once `ms` of this clock's time have passed; absent with `hostTimers`. */
+  readonly setTimer?: (ms: number, run: () => void) => () => void;
   #now: number;
   #monotonic: number;
   readonly #timers: Timer[] = [];
   #seq = 0;
+  readonly #follower: FakeClockOptions["follower"];
+  readonly #holdSleeps: boolean;
 
-  constructor(start = Date.UTC(2030, 0, 1)) {
-    this.#now = start;
-    this.#monotonic = 10_000;
+  /** `options` as a number is the wall-clock start. */
+  constructor(options: number | FakeClockOptions = {}) {
+    const o = typeof options === "number" ? { start: options } : options;
+    this.#now = o.start ?? Date.UTC(2030, 0, 1);
+    this.#monotonic = o.monotonic ?? 10_000;
+    this.#follower = o.follower;
+    this.#holdSleeps = o.holdSleeps ?? false;
+    if (!o.hostTimers) this.setTimer = (ms, run) => this.#setTimer(ms, run);
   }
 
   now(): number {
@@ -36,10 +74,26 @@ export class FakeClock implements Clock {
   async sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) throw signal.reason;
     this.sleeps.push(ms);
-    this.advance(ms);
+    if (!this.#holdSleeps) {
+      this.advance(ms);
+      this.woke.push(ms);
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        cancel();
+        reject(signal?.reason);
+      };
+      const cancel = this.#setTimer(ms, () => {
+        signal?.removeEventListener("abort", onAbort);
+        this.woke.push(ms);
+        resolve();
+      });
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
   }
 
-  setTimer(ms: number, run: () => void): () => void {
+  #setTimer(ms: number, run: () => void): () => void {
     const timer: Timer = { at: this.#monotonic + Math.max(0, ms), seq: this.#seq++, run };
     this.#timers.push(timer);
     return () => {
@@ -61,6 +115,7 @@ export class FakeClock implements Clock {
       timer.run();
     }
     this.#moveTo(target);
+    this.#follower?.advance(ms);
   }
 
   /**
@@ -70,7 +125,9 @@ export class FakeClock implements Clock {
   runNextTimer(): boolean {
     const next = this.#takeDue(Number.POSITIVE_INFINITY);
     if (!next) return false;
+    const from = this.#monotonic;
     this.#moveTo(Math.max(this.#monotonic, next.at));
+    if (this.#monotonic > from) this.#follower?.advance(this.#monotonic - from);
     next.run();
     return true;
   }
