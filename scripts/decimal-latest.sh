@@ -5,7 +5,7 @@
 # partner installs it under our "^10" range. Needs only the npm registry.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-test_file=test/client/decimal-text.property.test.ts
+test_file=test/client/money/decimal-text.property.test.ts
 
 locked=$(node -p 'require("decimal.js/package.json").version')
 echo "decimal.js locked: $locked"
