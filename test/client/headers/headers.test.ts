@@ -5,7 +5,12 @@ import { userAgent } from "../../../src/core/user-agent";
 import { mcpAccessOf } from "../../../src/internal/mcp-lookup";
 import { harness, rejection } from "../../support/client";
 import { baseUrl, json } from "../../support/fake-server";
-import { completedSubmission, orderRequest, submission, submissionId } from "../../support/fixtures";
+import {
+  completedSubmission,
+  orderRequest,
+  submission,
+  submissionId,
+} from "../../support/fixtures";
 
 const pollPath = `/v1/orders/submissions/${submissionId}`;
 const sites = () => json({ sites: [] });

@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { ServiceUnavailableError } from "../../../src/core/errors";
 import { harness, rejection } from "../../support/client";
 import { json, problem } from "../../support/fake-server";
-import { completedSubmission, orderRequest, submission, submissionId } from "../../support/fixtures";
+import {
+  completedSubmission,
+  orderRequest,
+  submission,
+  submissionId,
+} from "../../support/fixtures";
 
 // API.md, Operations: "every call's promise has .withResponse() giving { data, response }" and
 // every call takes `maxRetries`; the two waits are calls of that table like the others.

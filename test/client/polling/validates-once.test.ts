@@ -4,7 +4,12 @@ import type { Submission } from "../../../src/core/models";
 import { validateOrderRequest } from "../../../src/core/validation";
 import { harness, rejection } from "../../support/client";
 import { json } from "../../support/fake-server";
-import { completedSubmission, orderRequest, submission, submissionId } from "../../support/fixtures";
+import {
+  completedSubmission,
+  orderRequest,
+  submission,
+  submissionId,
+} from "../../support/fixtures";
 
 // Every importer of the validation module sees the same spy, so the count covers the whole client.
 vi.mock("../../../src/core/validation", async (importOriginal) => {

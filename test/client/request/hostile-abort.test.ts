@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { APIUserAbortError } from "../../../src/index";
 import { harness, rejection } from "../../support/client";
 import { json } from "../../support/fake-server";
-import { completedSubmission, orderRequest, submission, submissionId } from "../../support/fixtures";
+import {
+  completedSubmission,
+  orderRequest,
+  submission,
+  submissionId,
+} from "../../support/fixtures";
 
 const pollRoute = `GET /v1/orders/submissions/${submissionId}`;
 

@@ -4,7 +4,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PartnerOrders } from "../../../src/client";
 import { NotFoundError } from "../../../src/core/errors";
 import { FakeClock } from "../../support/fake-clock";
-import { completedSubmission, orderRequest, submission, submissionId } from "../../support/fixtures";
+import {
+  completedSubmission,
+  orderRequest,
+  submission,
+  submissionId,
+} from "../../support/fixtures";
 
 const base = "https://partner.msw.test";
 const tokens: string[] = [];

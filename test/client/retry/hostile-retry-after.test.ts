@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { parseRetryAfter } from "../../../src/core/http/retry";
 import { harness } from "../../support/client";
 import { json, problem } from "../../support/fake-server";
-import { completedSubmission, orderRequest, submission, submissionId } from "../../support/fixtures";
+import {
+  completedSubmission,
+  orderRequest,
+  submission,
+  submissionId,
+} from "../../support/fixtures";
 
 const now = Date.UTC(2030, 0, 1, 0, 0, 0);
 const read = (value: string) => parseRetryAfter(new Headers({ "retry-after": value }), now);

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { harness } from "../../support/client";
 import { json, problem } from "../../support/fake-server";
-import { completedSubmission, orderRequest, submission, submissionId } from "../../support/fixtures";
+import {
+  completedSubmission,
+  orderRequest,
+  submission,
+  submissionId,
+} from "../../support/fixtures";
 
 /** RFC 9110 10.2.3: Retry-After is delta-seconds or an HTTP date; both read on the client's clock. */
 const inSeconds = (clock: { now(): number }, seconds: number) =>

@@ -7,7 +7,12 @@ import {
 import type { Submission } from "../../../src/core/models";
 import { harness, rejection } from "../../support/client";
 import { json, problem } from "../../support/fake-server";
-import { completedSubmission, orderRequest, submission, submissionId } from "../../support/fixtures";
+import {
+  completedSubmission,
+  orderRequest,
+  submission,
+  submissionId,
+} from "../../support/fixtures";
 
 const pollPath = `/v1/orders/submissions/${submissionId}`;
 const pollRoute = `GET ${pollPath}`;
