@@ -3,17 +3,12 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { PartnerOrders } from "partner-orders";
 import { type Change, type MirrorStore, OrderMirror, postgresStore } from "partner-orders/sync";
-import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
 import type { ConsumerGroupStore } from "../../src/sync/consume-types";
 import { LOOK_MS } from "../../src/sync/feed";
 import { FakeClock } from "../support/fake-clock";
-import {
-  type PostgresServer,
-  postgresAvailable,
-  startPostgres,
-  type TestDatabase,
-} from "../support/postgres.js";
+import { postgresAvailable, type TestDatabase, usePostgres } from "../support/postgres.js";
 import { record, V2_POSTGRES_SCHEMA } from "../sync/stores/support.js";
 
 /**
@@ -114,24 +109,16 @@ const unusedClient = () =>
   new PartnerOrders({ baseUrl: "http://127.0.0.1:9", clientId: "unused", clientSecret: "unused" });
 
 describe.runIf(available)("consumer groups on PostgreSQL", () => {
-  let server: PostgresServer;
+  const postgres = usePostgres();
   let database: TestDatabase;
   let store: MirrorStore;
   let admin: pg.Client;
   const children: Member[] = [];
-  beforeAll(async () => {
-    server = await startPostgres();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
   const setUp = async () => {
-    database = await server.createDatabase();
+    database = await postgres.createDatabase();
     store = postgresStore(database.url);
     await store.open();
-    admin = new pg.Client({ connectionString: database.url });
-    admin.on("error", () => undefined);
-    await admin.connect();
+    admin = await postgres.connect(database.url);
     await admin.query(
       "CREATE TABLE partner_effects (seq BIGSERIAL PRIMARY KEY, change_id BIGINT NOT NULL, order_number BIGINT NOT NULL, member INT NOT NULL)",
     );
@@ -143,7 +130,6 @@ describe.runIf(available)("consumer groups on PostgreSQL", () => {
     }
     await admin?.end().catch(() => undefined);
     await store?.close();
-    await database?.drop();
   });
 
   /** Orders 1..orders, each recorded `rounds` times with a new status: one change per record. */
@@ -388,10 +374,8 @@ describe.runIf(available)("consumer groups on PostgreSQL", () => {
       // A restart cuts the listening connection: the looks carry on and listen again.
       await admin.end();
       const second = feed.next();
-      await server.restart();
-      admin = new pg.Client({ connectionString: database.url });
-      admin.on("error", () => undefined);
-      await admin.connect();
+      await postgres.server.restart();
+      admin = await postgres.connect(database.url);
       for (let i = 0; i < 50 && !(await listening()); i++) {
         clock.advance(LOOK_MS);
         await new Promise((resolve) => setTimeout(resolve, 100));

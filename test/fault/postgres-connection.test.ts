@@ -2,13 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { type MirrorStore, postgresStore, StoreUnavailableError } from "partner-orders/sync";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  type PostgresServer,
-  postgresAvailable,
-  startPostgres,
-  type TestDatabase,
-} from "../support/postgres.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { postgresAvailable, type TestDatabase, usePostgres } from "../support/postgres.js";
 import { record } from "../sync/stores/support.js";
 import { startCommitCutter } from "./tcp-proxy.js";
 
@@ -33,20 +28,14 @@ interface Line {
 }
 
 describe.runIf(available)("the PostgreSQL store when its connections fail", () => {
-  let server: PostgresServer;
+  const postgres = usePostgres();
   let database: TestDatabase;
   const children: ChildProcess[] = [];
   const stores: MirrorStore[] = [];
-  beforeAll(async () => {
-    server = await startPostgres();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  // Runs before the harness drops the test's database.
   afterEach(async () => {
     for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
     for (const store of stores.splice(0)) await store.close();
-    await database?.drop();
   });
 
   function startWorker(env: Record<string, string>) {
@@ -123,7 +112,7 @@ describe.runIf(available)("the PostgreSQL store when its connections fail", () =
   }
 
   it("backends terminated again and again while a process commits: it lives, each commit lands once or throws StoreUnavailableError", async () => {
-    database = await server.createDatabase();
+    database = await postgres.createDatabase();
     const worker = startWorker({ ORDERS: "200", CONCURRENCY: "4" });
     await until(() => worker.lines.some((l) => l.ready), "the worker's store to open");
     const admin = new pg.Client({ connectionString: database.url });
@@ -159,11 +148,11 @@ describe.runIf(available)("the PostgreSQL store when its connections fail", () =
   }, 60_000);
 
   it("a server restart under a working process: StoreUnavailableError while it is down, the same store works again once it is up", async () => {
-    database = await server.createDatabase();
+    database = await postgres.createDatabase();
     const worker = startWorker({});
     const ok = () => worker.lines.filter((l) => l.changes !== undefined).length;
     await until(() => ok() >= 20, "commits before the restart");
-    await server.restart(() =>
+    await postgres.server.restart(() =>
       until(
         () => worker.lines.some((l) => l.code === "store_unavailable"),
         "a commit to meet the stopped server",
@@ -184,7 +173,7 @@ describe.runIf(available)("the PostgreSQL store when its connections fail", () =
   }, 60_000);
 
   it("a COMMIT that landed but whose answer was lost runs again whole and records nothing twice", async () => {
-    database = await server.createDatabase();
+    database = await postgres.createDatabase();
     const url = new URL(database.url);
     const cutter = await startCommitCutter({ host: url.hostname, port: Number(url.port) });
     try {
@@ -242,7 +231,7 @@ describe.runIf(available)("the PostgreSQL store when its connections fail", () =
   });
 
   it("a connection that fails twice gives StoreUnavailableError naming the store without its password", async () => {
-    database = await server.createDatabase();
+    database = await postgres.createDatabase();
     const url = new URL(database.url);
     const cutter = await startCommitCutter({ host: url.hostname, port: Number(url.port) });
     url.port = String(cutter.port);

@@ -7,14 +7,9 @@ import {
 } from "partner-orders/sync";
 import { createSandbox, createWorld } from "partner-orders/testing";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { FakeClock } from "../support/fake-clock.js";
-import {
-  type PostgresServer,
-  postgresAvailable,
-  startPostgres,
-  type TestDatabase,
-} from "../support/postgres.js";
+import { postgresAvailable, type TestDatabase, usePostgres } from "../support/postgres.js";
 import { truth } from "../sync/support.js";
 
 /**
@@ -28,15 +23,10 @@ const SITE = 103;
 const MINUTE = 60_000;
 
 describe.runIf(available)("a mirror on PostgreSQL while its connections fail", () => {
-  let server: PostgresServer;
+  const postgres = usePostgres();
   let database: TestDatabase;
   beforeAll(async () => {
-    server = await startPostgres();
-    database = await server.createDatabase();
-  }, 60_000);
-  afterAll(async () => {
-    await database?.drop();
-    await server?.stop();
+    database = await postgres.createDatabase();
   });
 
   it("rides out terminated backends and a server restart, then converges with each change recorded once", async () => {
@@ -95,7 +85,7 @@ describe.runIf(available)("a mirror on PostgreSQL while its connections fail", (
 
       // The server restarts: while it is down a pass fails with the typed error, then passes work.
       let whileDown: unknown;
-      await server.restart(async () => {
+      await postgres.server.restart(async () => {
         whileDown = await mirror.sync().catch((error: unknown) => error);
       });
       expect(whileDown).toBeInstanceOf(StoreUnavailableError);

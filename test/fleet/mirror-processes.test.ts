@@ -7,12 +7,7 @@ import { createSandbox, createWorld, type Listener, type Sandbox } from "partner
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missedOrRepeated, reported } from "../support/chaos.js";
-import {
-  type PostgresServer,
-  postgresAvailable,
-  startPostgres,
-  type TestDatabase,
-} from "../support/postgres.js";
+import { postgresAvailable, type TestDatabase, usePostgres } from "../support/postgres.js";
 import { listed, truth } from "../sync/support.js";
 
 /**
@@ -36,7 +31,7 @@ interface Line {
 }
 
 describe.runIf(available)("a fleet of mirror processes on one PostgreSQL", () => {
-  let server: PostgresServer;
+  const postgres = usePostgres();
   let database: TestDatabase;
   let sandbox: Sandbox;
   let listener: Listener;
@@ -44,16 +39,14 @@ describe.runIf(available)("a fleet of mirror processes on one PostgreSQL", () =>
   const lines: Line[] = [];
 
   beforeAll(async () => {
-    server = await startPostgres();
-    database = await server.createDatabase();
+    database = await postgres.createDatabase();
     sandbox = createSandbox({ seed: 3 });
     listener = await sandbox.listen();
-  }, 60_000);
+  });
+  // Runs before the harness drops the database and stops the server.
   afterAll(async () => {
     for (const child of children) child.kill("SIGKILL");
     await sandbox?.close();
-    await database?.drop();
-    await server?.stop();
   });
 
   function start(worker: string): ChildProcess {

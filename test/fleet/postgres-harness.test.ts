@@ -1,23 +1,18 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PostgresServer, postgresAvailable, startPostgres } from "../support/postgres.js";
+import { describe, expect, it } from "vitest";
+import { postgresAvailable, usePostgres } from "../support/postgres.js";
 
 // The Postgres tests of the mirror rely on this harness: a real server, and a database per test
 // that no other test can see and that is gone afterwards.
 const available = postgresAvailable();
 
 describe.runIf(available)("the PostgreSQL test harness", () => {
-  let server: PostgresServer;
-  beforeAll(async () => {
-    server = await startPostgres();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const postgres = usePostgres();
 
   it("gives each test its own database and drops it afterwards", async () => {
-    const first = await server.createDatabase();
-    const second = await server.createDatabase();
+    // The server's own databases: this test drops them itself, to see what a drop does.
+    const first = await postgres.server.createDatabase();
+    const second = await postgres.server.createDatabase();
     expect(first.name).not.toBe(second.name);
 
     const a = new pg.Client({ connectionString: first.url });

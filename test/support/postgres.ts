@@ -4,6 +4,8 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type pg from "pg";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 
 /**
  * A real PostgreSQL server for one test file: a throwaway cluster in a temporary directory,
@@ -169,6 +171,72 @@ async function serve(
       if (!owned) return;
       run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The server of one test file, with what its tests make on it cleaned up for them. */
+export interface PostgresHarness {
+  /** The file's server (set once the file's `beforeAll` has run). */
+  readonly server: PostgresServer;
+  /**
+   * An empty database, dropped after the current test; made in a `beforeAll`, after the file.
+   */
+  createDatabase(): Promise<TestDatabase>;
+  /**
+   * A connected client on `url` that ignores the error a terminated session raises (the faults
+   * these tests inject), ended before its database is dropped.
+   */
+  connect(url: string): Promise<pg.Client>;
+}
+
+/**
+ * Starts a server for the calling test file (call it inside its `describe.runIf(postgresAvailable())`)
+ * and stops it after the file. Cleanups run after the file's own `afterEach`/`afterAll` (vitest runs
+ * after-hooks in reverse order), so children and stores are gone before their database is dropped.
+ */
+export function usePostgres(): PostgresHarness {
+  let server: PostgresServer | undefined;
+  let inTest = false;
+  const perTest: (() => Promise<unknown>)[] = [];
+  const perFile: (() => Promise<unknown>)[] = [];
+  const cleanUp = async (stack: (() => Promise<unknown>)[]) => {
+    for (let step = stack.pop(); step; step = stack.pop()) await step();
+  };
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await cleanUp(perFile);
+    await server?.stop();
+  });
+  beforeEach(() => {
+    inTest = true;
+  });
+  afterEach(async () => {
+    inTest = false;
+    await cleanUp(perTest);
+  });
+  const started = (): PostgresServer => {
+    if (!server) throw new Error("usePostgres: the server starts in beforeAll");
+    return server;
+  };
+  return {
+    get server() {
+      return started();
+    },
+    async createDatabase() {
+      const database = await started().createDatabase();
+      (inTest ? perTest : perFile).push(() => database.drop());
+      return database;
+    },
+    async connect(url) {
+      const { default: pg } = await import("pg");
+      const client = new pg.Client({ connectionString: url });
+      client.on("error", () => undefined);
+      (inTest ? perTest : perFile).push(() => client.end().catch(() => undefined));
+      await client.connect();
+      return client;
     },
   };
 }
