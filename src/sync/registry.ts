@@ -16,3 +16,8 @@ export function registerStore(mirror: object, store: MirrorStore, open: () => Pr
 export function storeOf(mirror: object): Promise<MirrorStore> | undefined {
   return stores.get(mirror)?.();
 }
+
+/** True for an `OrderMirror` (a mirror that registered its store). */
+export function hasStore(mirror: object): boolean {
+  return stores.has(mirror);
+}

@@ -4,7 +4,7 @@ import { isIPv4, isIPv6 } from "node:net";
 export interface RequestAddresses {
   /** The peer's address (`socket.remoteAddress`); undefined when the server does not say. */
   remote: string | undefined;
-  /** The address the request arrived on (`socket.localAddress`). */
+  /** The address the request arrived on (`socket.localAddress`); undefined when not known. */
   local: string | undefined;
   /** The `Host` header, as sent. */
   host: string | undefined;
@@ -37,7 +37,7 @@ export function isLoopbackHost(host: string | undefined): boolean {
 
 /**
  * Whether a request may be served without `authorize`: only from this machine to this machine. The
- * peer and the listening address must both be loopback; a request a proxy says it forwarded is
+ * peer must be loopback, and so must the listening address when the server says it; a request a proxy says it forwarded is
  * not (the proxy may sit on this machine and take requests from anywhere); and the `Host` header
  * must name this machine, so a web page whose DNS name was rebound to 127.0.0.1 cannot read it.
  * Unknown addresses are not loopback.
@@ -45,7 +45,7 @@ export function isLoopbackHost(host: string | undefined): boolean {
 export function servesWithoutAuthorize(request: RequestAddresses): boolean {
   return (
     isLoopbackAddress(request.remote) &&
-    isLoopbackAddress(request.local) &&
+    (request.local === undefined || isLoopbackAddress(request.local)) &&
     !request.forwarded &&
     isLoopbackHost(request.host)
   );

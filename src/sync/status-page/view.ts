@@ -77,7 +77,9 @@ export function statusView(status: PageStatus, history: RequestHistory | null): 
       sweepHolder: sweepHolder
         ? `${sweepHolder.holder}${sweepHolder.self ? " (this process)" : ""}, since ${sweepHolder.since ?? "unknown"}, lease until ${sweepHolder.expiresAt}`
         : "nobody",
-      lastError: lastError ? `${lastError.at} ${lastError.code}: ${lastError.message}` : "none",
+      lastError: lastError
+        ? `${lastError.at} ${lastError.code}: ${redactUrls(lastError.message)}`
+        : "none",
       openOrders: String(status.openOrders),
       dueNow: String(status.dueNow),
       dueLag: status.oldestDueLagMs === null ? "none due" : duration(status.oldestDueLagMs),
@@ -175,9 +177,14 @@ function iso(epochMs: number): string {
 /** A value of a field this page does not know, as short text (a duration for `...Ms` numbers). */
 function describe(key: string, value: unknown): string {
   if (typeof value === "number" && /Ms$/.test(key)) return duration(value);
-  if (typeof value === "string") return value;
-  const text = JSON.stringify(value) ?? String(value);
+  if (typeof value === "string") return redactUrls(value);
+  const text = redactUrls(JSON.stringify(value) ?? String(value));
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
+
+/** `text` with the user name and password of every URL in it replaced by `***`. */
+export function redactUrls(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, "$1***@");
 }
 
 /** A URL fit to show: user name and password dropped, whatever the base URL was given with. */
