@@ -111,7 +111,7 @@ export class OrderMirror {
     this.#sweeper = new Sweeper(ctx, this.#reader, (siteId, cursor) => this.#page(siteId, cursor));
     this.#feed = new Feed(ctx, positive(options.consumerLeaseMs ?? 30_000, "consumerLeaseMs"));
     this.#requests = new RequestLog(ctx);
-    registerStore(this, store, () => this.#open());
+    registerStore(this, ctx, () => this.#open());
     this.#unwatch = (ctx.partnerIds as PartnerIds).watch(ctx.client, (orderNumber, id) =>
       this.#writePartnerOrderId(orderNumber, id),
     );

@@ -1,3 +1,4 @@
+import type { Clock } from "../../internal/clock";
 import type { MirrorStore } from "../types";
 import { changeLine } from "./search";
 
@@ -22,11 +23,12 @@ export async function streamStart(store: MirrorStore, lastEventId: string | null
 
 /**
  * Writes server-sent events, one `change` event per change after `after`, until `signal` aborts:
- * reads the store (every process's commits) every {@link LOOK_MS}. A store that cannot be read is
- * tried again; the stream stays open.
+ * reads the store (every process's commits) every {@link LOOK_MS} of the mirror's clock. A store
+ * that cannot be read is tried again; the stream stays open.
  */
 export async function streamChanges(
   store: MirrorStore,
+  clock: Clock,
   after: number,
   write: (text: string) => void,
   signal: AbortSignal,
@@ -52,18 +54,6 @@ export async function streamChanges(
       idleMs = 0;
       write(": keep-alive\n\n");
     }
-    await wait(LOOK_MS, signal);
+    await clock.sleep(LOOK_MS, signal).catch(() => undefined);
   }
-}
-
-function wait(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

@@ -1,6 +1,7 @@
+import type { Clock } from "../../internal/clock";
 import { codeOf, messageOf } from "../context";
 import type { OrderMirror } from "../mirror";
-import { hasStore, storeOf } from "../registry";
+import { clockOf, hasStore, storeOf } from "../registry";
 import { readRequestHistory } from "../request-log";
 import { servesWithoutAuthorize } from "./access";
 import { APP_CSS, APP_JS } from "./assets";
@@ -51,6 +52,7 @@ export function mirrorStatusPage(
     throw new TypeError("authorize must be a function (request) => boolean.");
   }
   const logger = options.logger ?? console;
+  const clock = clockOf(mirror) as Clock;
   const streams = new Set<AbortController>();
 
   async function answer(request: PageRequest): Promise<Outcome> {
@@ -194,7 +196,13 @@ export function mirrorStatusPage(
       const stop = new AbortController();
       streams.add(stop);
       res.once("close", () => stop.abort());
-      await streamChanges(await opened(), outcome.stream, (text) => res.write(text), stop.signal);
+      await streamChanges(
+        await opened(),
+        clock,
+        outcome.stream,
+        (text) => res.write(text),
+        stop.signal,
+      );
       streams.delete(stop);
       res.end();
     } catch (error) {
@@ -230,6 +238,7 @@ export function mirrorStatusPage(
         request.signal?.addEventListener("abort", () => stop.abort(), { once: true });
         void streamChanges(
           store,
+          clock,
           outcome.stream,
           (t) => controller.enqueue(encoder.encode(t)),
           stop.signal,
