@@ -76,6 +76,8 @@ export function mirrorStatusPage(
           return page("text/javascript; charset=utf-8", APP_JS);
         case "/app.css":
           return page("text/css; charset=utf-8", APP_CSS);
+        case "/favicon.ico":
+          return { status: 204, headers: SECURITY_HEADERS, body: "" };
         case "/status.json":
           return json(200, await view());
         case "/orders.json":
@@ -225,7 +227,8 @@ export function mirrorStatusPage(
       raw: request,
     });
     if ("body" in outcome) {
-      const body = request.method === "HEAD" || outcome.status === 308 ? null : outcome.body;
+      const empty = request.method === "HEAD" || outcome.body === "";
+      const body = empty ? null : outcome.body;
       return new Response(body, { status: outcome.status, headers: outcome.headers });
     }
     if (request.method === "HEAD") return new Response(null, { headers: outcome.headers });
