@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { networkInterfaces } from "node:os";
-import { mirrorStatusPage } from "partner-orders/sync";
+import { mirrorStatusPage, sqliteStore } from "partner-orders/sync";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STATUS } from "../../../src/sync/context";
 import { type Synced, serve, syncedMirror } from "./support.js";
 
 /**
@@ -119,8 +120,17 @@ describe("the status page in Chromium", () => {
   });
 
   it("shows hostile text from the service as text: no script runs, no element is made", async () => {
-    // A consumer name is rendered by the server, an order's status by the page's script.
+    // A consumer name and an error message are rendered by the server and again by the page's
+    // script from status.json; an order's status by the script from the change stream and search.
     await s.mirror.resetConsumer(HOSTILE, "now");
+    const store = sqliteStore(s.path);
+    await store.open();
+    const at = new Date(s.sandbox.clock.now()).toISOString();
+    await store.setCheckpoint(
+      STATUS.lastError,
+      JSON.stringify({ at, code: "x", message: HOSTILE }),
+    );
+    await store.close();
     const handler = mirrorStatusPage(s.mirror);
     const server = await serve(handler.node);
     const { page } = await open(server.url);
@@ -141,15 +151,18 @@ describe("the status page in Chromium", () => {
         ),
       );
       const added = page.locator("#changes li").filter({ hasText: "order.added" }).first();
-      expect(await added.locator("span").textContent()).toContain(
-        `status: ${HOSTILE}`,
-      );
+      expect(await added.locator("span").textContent()).toContain(`status: ${HOSTILE}`);
       await page.fill("#q", String(order));
       await page.click("#search button");
       await page.waitForSelector("#results:not([hidden]) tbody tr");
       expect(await text(page, "#results tbody td:nth-child(3)")).toBe(HOSTILE);
-      // The consumers table was written again by the script from status.json meanwhile.
+      // The consumers table and the figures were written again by the script from status.json.
+      await page.waitForFunction(
+        (n) => document.querySelector('[data-figure="openOrders"]')?.textContent === n,
+        String((await s.mirror.status()).openOrders),
+      );
       expect(await text(page, '[data-table="consumers"] td')).toBe(HOSTILE);
+      expect(await text(page, '[data-figure="lastError"]')).toBe(`${at} x: ${HOSTILE}`);
       expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
       expect(await page.locator("main img, main script").count()).toBe(0);
     } finally {
