@@ -24,24 +24,11 @@ export async function dashboard(
     const { mirrorStatusPage } = await import("../sync/status-page/handler");
     const page = mirrorStatusPage(mirror);
     const server = createServer((req, res) => void page.node(req, res));
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", (error: NodeJS.ErrnoException) =>
-        reject(
-          new MirrorError(
-            "dashboard_listen_failed",
-            `cannot listen on 127.0.0.1:${port}: ${error.code ?? error.message}`,
-            { hint: "give --port a free port, or --port 0 for any" },
-          ),
-        ),
-      );
-      server.listen(port, "127.0.0.1", resolve);
-    });
-    const { port: bound } = server.address() as { port: number };
-    const url = `http://127.0.0.1:${bound}/`;
-    if (out.json) out.line({ url });
-    else out.text(`Mirror status page: ${url} (read-only, this machine only; Ctrl-C to stop)`);
-    await new Promise<void>((resolve) => {
-      const stop = () => {
+    // Listening for Ctrl-C before the URL is printed: a signal sent as soon as it appears stops
+    // the server instead of killing the process.
+    let stop = () => {};
+    const stopped = new Promise<void>((resolve) => {
+      stop = () => {
         process.off("SIGINT", stop);
         process.off("SIGTERM", stop);
         signal?.removeEventListener("abort", stop);
@@ -53,6 +40,30 @@ export async function dashboard(
       process.on("SIGTERM", stop);
       signal?.addEventListener("abort", stop, { once: true });
     });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", (error: NodeJS.ErrnoException) =>
+          reject(
+            new MirrorError(
+              "dashboard_listen_failed",
+              `cannot listen on 127.0.0.1:${port}: ${error.code ?? error.message}`,
+              { hint: "give --port a free port, or --port 0 for any" },
+            ),
+          ),
+        );
+        server.listen(port, "127.0.0.1", resolve);
+      });
+    } catch (error) {
+      stop();
+      throw error;
+    }
+    const address = server.address();
+    // Stopped before it listened: nothing to print.
+    if (address === null || typeof address === "string") return 0;
+    const url = `http://127.0.0.1:${address.port}/`;
+    if (out.json) out.line({ url });
+    else out.text(`Mirror status page: ${url} (read-only, this machine only; Ctrl-C to stop)`);
+    await stopped;
     return 0;
   });
 }
