@@ -109,7 +109,7 @@ describe("the status page in Chromium", () => {
         (n) => document.querySelector('[data-figure="openOrders"]')?.textContent === String(n),
         before + 1,
       );
-      // The README's picture: STATUS_PAGE_SCREENSHOT=docs/status-page.png npx vitest run <this file>
+      // The README's picture: STATUS_PAGE_SCREENSHOT=media/status-page.png npx vitest run <this file>
       const shot = process.env.STATUS_PAGE_SCREENSHOT;
       if (shot) await page.screenshot({ path: shot, fullPage: true });
       expect(problems, problems.join("\n")).toEqual([]);
