@@ -214,9 +214,12 @@ export function mirrorStatusPage(
 
   async function fetchHandler(request: Request, ...context: unknown[]): Promise<Response> {
     const url = new URL(request.url);
+    // Routed by the last segment: a Fetch framework passes the full path, whatever the page is
+    // mounted under (`/ops/status/` is the page, `/ops/status/app.js` its script).
+    const last = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
     const outcome = await answer({
       method: request.method,
-      url: new URL(`${url.pathname}${url.search}`, "http://page.invalid"),
+      url: new URL(`/${last}${url.search}`, "http://page.invalid"),
       originalPath: undefined,
       header: (name) => request.headers.get(name) ?? undefined,
       addresses: {

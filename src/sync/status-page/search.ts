@@ -48,15 +48,16 @@ export async function searchOrders(
 }
 
 function rowOf(order: MirroredOrder): OrderRow {
+  // The service's rows are decoded leniently: a field it left out is shown as empty, not dropped.
   return {
     orderNumber: order.orderNumber,
-    siteId: order.siteId,
-    status: order.status,
+    siteId: order.siteId ?? null,
+    status: order.status ?? null,
     partnerOrderId: order.partnerOrderId ?? null,
     projectName: order.projectName ?? null,
-    closed: order.closed,
+    closed: order.closed ?? null,
     unresolvable: order.unresolvable,
-    updatedOn: order.updatedOn,
+    updatedOn: order.updatedOn ?? null,
     total: order.totals?.order?.toString() ?? null,
   };
 }

@@ -76,7 +76,8 @@ export interface MirrorStatusPage {
   /**
    * `(Request) => Promise<Response>`. Never rejects. Without `authorize`, a later argument must say
    * where the request came from (Deno's `info.remoteAddr`, Hono's node `env.incoming.socket`, or
-   * `{ remoteAddress, localAddress }`); otherwise the request is refused.
+   * `{ remoteAddress, localAddress }`); otherwise the request is refused. Routed by the path's last
+   * segment, so it works mounted under any path: the page is at a path that ends with `/`.
    */
   fetch(request: Request, ...context: unknown[]): Promise<Response>;
   /** Ends the open change streams (for a graceful shutdown). */

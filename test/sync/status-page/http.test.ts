@@ -244,6 +244,11 @@ describe("the Fetch adapter and the Express shape", () => {
     expect((await page.fetch(get("/app.js"), env)).status).toBe(200);
     expect((await page(get("/app.css"), onLoopback)).status).toBe(200);
     expect((await page.fetch(get("/", { method: "POST" }), onLoopback)).status).toBe(405);
+    // Mounted under a path: the full path comes in, the last segment routes.
+    const mounted = await page.fetch(get("/ops/status/"), onLoopback);
+    expect(await mounted.text()).toContain('<script src="app.js" defer></script>');
+    expect((await page.fetch(get("/ops/status/status.json"), onLoopback)).status).toBe(200);
+    expect((await page.fetch(get("/ops/status/admin"), onLoopback)).status).toBe(404);
   });
 
   it("streams changes through a Fetch Response body", async () => {
