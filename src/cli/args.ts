@@ -22,6 +22,8 @@ export const USAGE = `usage: partner-orders <command> [options]
   consumers reset NAME --to now|beginning [--db orders.db | --postgres URL]
                                           move a consumer past the newest change, or to the
                                           oldest kept one
+  dashboard [--db orders.db | --postgres URL] [--port N]
+                                          the mirror's read-only status page on 127.0.0.1
   sandbox [--port N] [--seed N] [--host H]
                                           an in-memory service on loopback
 

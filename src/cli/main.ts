@@ -4,6 +4,7 @@ import { diagnose } from "../internal/diagnose";
 import { SweepHeldError } from "../sync/errors";
 import { int, parseCommandLine, USAGE, UsageError } from "./args";
 import { listConsumers, resetConsumerCommand } from "./consumers";
+import { dashboard } from "./dashboard";
 import { status, sync } from "./mirror";
 import { cliLogger, Output } from "./output";
 import { sandbox } from "./sandbox";
@@ -25,7 +26,7 @@ export async function main(args: string[]): Promise<void> {
   });
   try {
     const parsed = parseCommandLine(args);
-    longRunning = ["sync", "sandbox"].includes(parsed.positionals[0] ?? "");
+    longRunning = ["sync", "sandbox", "dashboard"].includes(parsed.positionals[0] ?? "");
     process.exitCode = await dispatch(parsed, out);
   } catch (error) {
     process.exitCode = report(error, out);
@@ -98,6 +99,8 @@ async function dispatch(
       return resetConsumerCommand(client, rest[0], values, out);
     case "sandbox":
       return sandbox(values, out);
+    case "dashboard":
+      return dashboard(client, values, out);
   }
   if (command === "quote" && sub !== undefined) {
     out.one(await client().products.quote(sub, number(rest[0], "quantity")));

@@ -210,7 +210,7 @@ function printChanges(mirror: Mirror, running: AbortController, out: Output) {
 /** Where the mirror is kept, checked before anything is opened, and how to name it to a person. */
 function storeTarget(
   values: Values,
-  command: "sync" | "status" | "consumers",
+  command: "sync" | "status" | "consumers" | "dashboard",
 ): { describe: string; open: () => Promise<MirrorStore> } {
   if (values.db !== undefined && values.postgres !== undefined) {
     throw new UsageError("give --db or --postgres, not both");
@@ -277,7 +277,7 @@ export async function status(
 export async function withStore<T>(
   client: () => PartnerOrders,
   values: Values,
-  command: "status" | "consumers",
+  command: "status" | "consumers" | "dashboard",
   work: (mirror: OrderMirror) => Promise<T>,
 ): Promise<T> {
   const target = storeTarget(values, command);

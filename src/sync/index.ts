@@ -22,6 +22,13 @@ export {
 export { OrderMirror } from "./mirror";
 export type { OrderQuery } from "./query";
 export type { ResyncOptions } from "./resync";
+export { mirrorStatusPage } from "./status-page/handler";
+export type {
+  MirrorStatusPage,
+  MirrorStatusPageOptions,
+  NodeStatusPageRequest,
+  NodeStatusPageResponse,
+} from "./status-page/types";
 export {
   type PgClientLike,
   type PgPoolLike,

@@ -23,6 +23,8 @@ import { newHolder, retireHolder } from "./holder";
 import { PartnerIds, partnerOrderIdOf } from "./partner-ids";
 import { mirrored, type OrderQuery, queryOrders } from "./query";
 import { Reader } from "./reader";
+import { registerStore } from "./registry";
+import { RequestLog } from "./request-log";
 import { type ResyncOptions, resyncSites, resyncUnderLease } from "./resync";
 import { consumerStatuses, DEFAULT_RETENTION_MS, pruneChanges, resetConsumer } from "./stream";
 import { type ListPage, Sweeper } from "./sweep";
@@ -55,6 +57,7 @@ export class OrderMirror {
   readonly #reader: Reader;
   readonly #sweeper: Sweeper;
   readonly #feed: Feed;
+  readonly #requests: RequestLog;
   #opened: Promise<void> | undefined;
   #writing: Promise<void> | undefined;
   /** Recent webhook event ids and the read each started: duplicates join it, later ones skip it. */
@@ -107,6 +110,8 @@ export class OrderMirror {
     this.#reader = new Reader(ctx);
     this.#sweeper = new Sweeper(ctx, this.#reader, (siteId, cursor) => this.#page(siteId, cursor));
     this.#feed = new Feed(ctx, positive(options.consumerLeaseMs ?? 30_000, "consumerLeaseMs"));
+    this.#requests = new RequestLog(ctx);
+    registerStore(this, ctx, () => this.#open());
     this.#unwatch = (ctx.partnerIds as PartnerIds).watch(ctx.client, (orderNumber, id) =>
       this.#writePartnerOrderId(orderNumber, id),
     );
@@ -125,13 +130,17 @@ export class OrderMirror {
     const counters = new Counters(this.#ctx.clock, options.onProgress);
     this.#ctx.report = counters;
     const passStart = this.#ctx.clock.now();
+    let swept = false;
     try {
       const outcome = await this.#sweeper.sweep(false);
+      swept = outcome === "swept";
       await this.#reader.pollDue(passStart, () => false);
       if (outcome === "held") throw await this.#held(counters);
     } catch (error) {
       this.#recordError(codeOf(error), messageOf(error));
       throw error;
+    } finally {
+      await this.#requests.record(counters, swept ? counters.ordersSeen : undefined);
     }
     return counters.report();
   }
@@ -167,6 +176,7 @@ export class OrderMirror {
           const outcome = await this.#sweeper.sweep(true, signal);
           sweepFailures = 0;
           if (outcome === "swept") {
+            await this.#requests.record(this.#ctx.report, this.#ctx.report.ordersSeen);
             const report = this.#ctx.report.report();
             this.#ctx.report = new Counters(clock, onProgress);
             try {
@@ -203,6 +213,7 @@ export class OrderMirror {
       try {
         await this.#pollRound(() => signal?.aborted === true || clock.now() >= nextSweep);
         pollFailures = 0;
+        await this.#requests.record(this.#ctx.report);
       } catch (error) {
         if (signal?.aborted) break;
         this.#throwIfFatal(error);
@@ -374,6 +385,8 @@ export class OrderMirror {
     } catch (error) {
       this.#recordError(codeOf(error), messageOf(error));
       throw error;
+    } finally {
+      await this.#requests.record(counters);
     }
     return counters.report();
   }

@@ -1,0 +1,247 @@
+import { describe, expect, it, vi } from "vitest";
+import { mirrorStatusPage } from "../../../src/sync/status-page/handler";
+import type { NodeStatusPageResponse } from "../../../src/sync/status-page/types";
+import { type MirrorHarness, mirrorHarness } from "./mirror-support";
+
+/** The status page's handler on an in-memory mirror, through the Fetch and the Node adapters. */
+const onLoopback = { remoteAddress: "127.0.0.1", localAddress: "127.0.0.1" };
+const get = (path: string, init?: RequestInit) => new Request(`http://127.0.0.1:9${path}`, init);
+
+async function synced(count = 3): Promise<MirrorHarness> {
+  const h = mirrorHarness();
+  for (let n = 1; n <= count; n++)
+    h.service.add(100_000 + n, { status: n === 1 ? "Held" : "In Production" });
+  await h.mirror.sync();
+  return h;
+}
+
+/** A Node response that keeps what was written. */
+function response() {
+  const res = {
+    statusCode: 0,
+    headers: {} as Record<string, string>,
+    chunks: [] as string[],
+    ended: false,
+    closed: undefined as (() => void) | undefined,
+    setHeader(name: string, value: string) {
+      res.headers[name] = value;
+    },
+    write(chunk: string) {
+      res.chunks.push(chunk);
+    },
+    end(body?: string) {
+      if (body !== undefined) res.chunks.push(body);
+      res.ended = true;
+    },
+    once(_event: "close", listener: () => void) {
+      res.closed = listener;
+    },
+  };
+  return res satisfies NodeStatusPageResponse;
+}
+
+const nodeRequest = (url: string, extra: Record<string, unknown> = {}) => ({
+  method: "GET",
+  url,
+  headers: { host: "localhost:8080" },
+  socket: { remoteAddress: "::1", localAddress: "::1" },
+  ...extra,
+});
+
+describe("mirrorStatusPage on an in-memory mirror", () => {
+  it("answers status.json with the view of status() and the requests the sync made", async () => {
+    const h = await synced();
+    const page = mirrorStatusPage(h.mirror);
+    const answer = await page.fetch(get("/status.json"), onLoopback);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    const view = await answer.json();
+    expect(view.figures.openOrders).toBe("3");
+    // The token is not an API request: /v1/me, the list, and items and shipments of 3 orders.
+    expect(view.figures.requestsLastHour).toBe(String(h.service.calls.length - 1));
+    expect(view.figures.naivePerHour).toBe(String((1 + 2 * 3) * 4));
+    for (const [name, value] of Object.entries({
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+      "x-frame-options": "DENY",
+      "cache-control": "no-store",
+    })) {
+      expect(answer.headers.get(name), name).toBe(value);
+    }
+  });
+
+  it("searches by number, by status, by partner order id; says when more match", async () => {
+    const h = await synced(53);
+    const page = mirrorStatusPage(h.mirror);
+    const search = async (q: string) =>
+      (await page.fetch(get(`/orders.json?q=${encodeURIComponent(q)}`), onLoopback)).json();
+    expect(await search("100001")).toEqual({
+      orders: [
+        {
+          orderNumber: 100001,
+          siteId: 101,
+          status: "Held",
+          partnerOrderId: null,
+          projectName: null,
+          closed: false,
+          unresolvable: false,
+          updatedOn: null,
+          total: null,
+        },
+      ],
+      more: false,
+    });
+    expect(
+      (await search(" Held ")).orders.map((o: { orderNumber: number }) => o.orderNumber),
+    ).toEqual([100001]);
+    const many = await search("In Production");
+    expect(many.orders).toHaveLength(50);
+    expect(many.more).toBe(true);
+    expect(await search("999999")).toEqual({ orders: [], more: false });
+    expect(await search("no such thing")).toEqual({ orders: [], more: false });
+    const missing = await page.fetch(get("/orders.json"), onLoopback);
+    expect([missing.status, (await missing.json()).error]).toEqual([400, "query_required"]);
+    const long = await page.fetch(get(`/orders.json?q=${"9".repeat(201)}`), onLoopback);
+    expect([long.status, (await long.json()).error]).toEqual([400, "query_too_long"]);
+    const justRight = await page.fetch(get(`/orders.json?q=${"9".repeat(200)}`), onLoopback);
+    expect(justRight.status).toBe(200);
+  });
+
+  it("serves its files, 204 for a favicon, 404 else, 405 for writes, and HEAD without a body", async () => {
+    const h = await synced(1);
+    const page = mirrorStatusPage(h.mirror);
+    const at = (path: string, init?: RequestInit) => page.fetch(get(path, init), onLoopback);
+    expect((await at("/app.js")).headers.get("content-type")).toBe(
+      "text/javascript; charset=utf-8",
+    );
+    expect((await at("/app.css")).headers.get("content-type")).toBe("text/css; charset=utf-8");
+    expect((await at("/favicon.ico")).status).toBe(204);
+    expect((await at("/nothing")).status).toBe(404);
+    const post = await at("/", { method: "POST" });
+    expect([post.status, post.headers.get("allow")]).toEqual([405, "GET, HEAD"]);
+    const head = await at("/", { method: "HEAD" });
+    expect([head.status, await head.text()]).toEqual([200, ""]);
+    expect((await at("/events", { method: "HEAD" })).headers.get("content-type")).toBe(
+      "text/event-stream; charset=utf-8",
+    );
+  });
+
+  it("refuses without authorize unless loopback; asks authorize with the request otherwise", async () => {
+    const h = await synced(1);
+    expect((await mirrorStatusPage(h.mirror).fetch(get("/"))).status).toBe(403);
+    const asked: unknown[] = [];
+    const logger = { error: vi.fn() };
+    const page = mirrorStatusPage(h.mirror, {
+      logger,
+      authorize: async (request) => {
+        asked.push(request);
+        const auth = (request as Request).headers.get("authorization");
+        if (auth === "boom") throw new Error("down");
+        return auth === "yes";
+      },
+    });
+    const request = get("/status.json", { headers: { authorization: "yes" } });
+    expect((await page.fetch(request)).status).toBe(200);
+    expect(asked).toEqual([request]);
+    expect((await page.fetch(get("/"))).status).toBe(401);
+    expect((await page.fetch(get("/", { headers: { authorization: "no" } }))).status).toBe(403);
+    expect((await page.fetch(get("/", { headers: { authorization: "boom" } }))).status).toBe(403);
+    expect(logger.error).toHaveBeenCalledWith(
+      "Status page authorize threw; the request is refused",
+      {
+        error: "down",
+      },
+    );
+    // Only true serves: a truthy value that is not true does not.
+    const loose = mirrorStatusPage(h.mirror, { authorize: () => 1 as unknown as boolean });
+    expect((await loose.fetch(get("/"))).status).toBe(401);
+  });
+
+  it("answers 503 with the code when the store cannot be read, and logs it without secrets", async () => {
+    const h = await synced(1);
+    h.overrides.dueStats = () =>
+      Promise.reject(
+        Object.assign(new Error("no route to postgres://u:pw@db/x"), { code: "store_unavailable" }),
+      );
+    const logger = { error: vi.fn() };
+    const page = mirrorStatusPage(h.mirror, { logger });
+    const json = await page.fetch(get("/status.json"), onLoopback);
+    expect(json.status).toBe(503);
+    expect(await json.json()).toEqual({
+      error: "store_unavailable",
+      message: "no route to postgres://***@db/x",
+    });
+    const html = await page.fetch(get("/"), onLoopback);
+    expect(html.status).toBe(503);
+    expect(await html.text()).toContain(
+      "<p>store_unavailable: no route to postgres://***@db/x</p>",
+    );
+    expect(JSON.stringify(logger.error.mock.calls)).not.toContain("pw");
+  });
+});
+
+describe("the Node adapter", () => {
+  it("writes status, headers and body; HEAD ends without one", async () => {
+    const h = await synced(1);
+    const page = mirrorStatusPage(h.mirror);
+    const res = response();
+    await page.node(nodeRequest("/status.json"), res);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(JSON.parse(res.chunks.join("")).figures.openOrders).toBe("1");
+    const head = response();
+    await page(nodeRequest("/", { method: "HEAD" }), head);
+    expect([head.statusCode, head.chunks, head.ended]).toEqual([200, [], true]);
+    const remote = response();
+    await page.node(nodeRequest("/", { socket: { remoteAddress: "192.0.2.9" } }), remote);
+    expect(remote.statusCode).toBe(403);
+  });
+
+  it("streams events until the connection closes, then ends", async () => {
+    const h = await synced(1);
+    h.clock.park = true;
+    const page = mirrorStatusPage(h.mirror);
+    const res = response();
+    const streaming = page.node(nodeRequest("/events"), res);
+    await vi.waitFor(() => expect(res.closed).toBeTypeOf("function"));
+    await vi.waitFor(() => expect(res.chunks).toContain("retry: 3000\n\n"));
+    expect(res.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+    res.closed?.();
+    await streaming;
+    expect(res.ended).toBe(true);
+  });
+
+  it("close() ends every open stream, Node's and Fetch's", async () => {
+    const h = await synced(1);
+    h.clock.park = true;
+    const page = mirrorStatusPage(h.mirror);
+    const res = response();
+    const streaming = page.node(nodeRequest("/events"), res);
+    const fetched = await page.fetch(get("/events"), onLoopback);
+    await vi.waitFor(() => expect(res.chunks).toContain("retry: 3000\n\n"));
+    page.close();
+    await streaming;
+    expect(res.ended).toBe(true);
+    expect(await fetched.text()).toBe("retry: 3000\n\n");
+  });
+
+  it("as Express middleware: a trailing slash added under a mount, unknown paths to next()", async () => {
+    const h = await synced(1);
+    const page = mirrorStatusPage(h.mirror);
+    const bare = response();
+    await page.express(nodeRequest("/?x=1", { originalUrl: "/ops/st%61tus?x=1" }), bare);
+    expect([bare.statusCode, bare.headers.location]).toEqual([308, "./status/?x=1"]);
+    const slashed = response();
+    await page.express(nodeRequest("/", { originalUrl: "/ops/status/" }), slashed);
+    expect(slashed.statusCode).toBe(200);
+    const next = vi.fn();
+    const other = response();
+    await page.express(nodeRequest("/else", { originalUrl: "/ops/status/else" }), other, next);
+    expect(next).toHaveBeenCalledOnce();
+    expect(other.statusCode).toBe(0);
+    // A segment that looks like a scheme stays a relative path.
+    const odd = response();
+    await page.express(nodeRequest("/", { originalUrl: "/http:evil.example" }), odd);
+    expect(odd.headers.location).toBe("./http%3Aevil.example/");
+  });
+});

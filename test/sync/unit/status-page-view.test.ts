@@ -1,0 +1,201 @@
+import { describe, expect, it } from "vitest";
+import { escapeHtml, html } from "../../../src/sync/status-page/html";
+import { chart, renderPage } from "../../../src/sync/status-page/page";
+import {
+  duration,
+  type PageStatus,
+  redactUrls,
+  statusView,
+  withoutCredentials,
+} from "../../../src/sync/status-page/view";
+
+const HOSTILE = `<script>alert(1)</script><img src=x onerror="alert(2)">'&`;
+
+function status(extra: Partial<PageStatus> = {}): PageStatus {
+  return {
+    lastSweep: { at: "2026-03-01T12:00:00.000Z", ok: true },
+    sweepHolder: null,
+    openOrders: 12,
+    dueNow: 3,
+    oldestDueLagMs: 5_000,
+    invalidOrders: [],
+    lastError: null,
+    consumers: [],
+    schemaVersion: 3,
+    account: { partnerId: "ptn_1", baseUrl: "https://api.example.test/" },
+    ...extra,
+  };
+}
+const history = {
+  hours: [[1_772_362_800_000, 40]] as [number, number][],
+  orders: 450,
+  sweepIntervalMs: 900_000,
+};
+
+describe("the escaping template", () => {
+  it("escapes every interpolated value, keeps html`` fragments, drops null, joins lists", () => {
+    expect(escapeHtml(HOSTILE)).toBe(
+      "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=&quot;alert(2)&quot;&gt;&#39;&amp;",
+    );
+    const inner = html`<b>${"<i>"}</b>`;
+    expect(
+      html`<p title="${'"x"'}">${inner}${null}${undefined}${false}${[1, html`<br>`, "<"]}</p>`.toString(),
+    ).toBe('<p title="&quot;x&quot;"><b>&lt;i&gt;</b>1<br>&lt;</p>');
+  });
+});
+
+describe("statusView", () => {
+  it("formats every figure once: sweep, next sweep, lag, requests against a naive poller", () => {
+    const view = statusView(status(), history);
+    expect(view.level).toBe("ok");
+    expect(view.figures).toMatchObject({
+      health: "ok",
+      lastSweep: "2026-03-01T12:00:00.000Z finished",
+      nextSweep: "2026-03-01T12:15:00.000Z (expected)",
+      sweepHolder: "nobody",
+      lastError: "none",
+      openOrders: "12",
+      dueNow: "3",
+      dueLag: "5 s",
+      account: "ptn_1 at https://api.example.test/",
+      requestsLastHour: "40",
+      requests48h: "40",
+      // ⌈450/200⌉ = 3 list pages + 900 reads = 903 a sweep, 4 sweeps an hour.
+      naivePerHour: "3612",
+    });
+    expect(view.figures.naiveHow).toContain("⌈450 orders / 200⌉ list pages + 2 × 450");
+    expect(view.chart).toEqual({
+      hours: history.hours,
+      naivePerHour: 3612,
+      naiveHow: view.figures.naiveHow,
+    });
+  });
+
+  it("says what is not known yet instead of a zero", () => {
+    const view = statusView(status({ lastSweep: null, oldestDueLagMs: null, account: null }), null);
+    expect(view.level).toBe("warning");
+    expect(view.figures).toMatchObject({
+      health: "warning: no sweep has finished yet",
+      lastSweep: "none yet",
+      nextSweep: "not known",
+      dueLag: "none due",
+      account: "not recorded yet",
+      naivePerHour: "not known yet",
+      webhooks: "not reported by this mirror",
+      pollInterval: "not reported by this mirror",
+    });
+  });
+
+  it("a failed sweep is an error; orders kept out and late polls are warnings", () => {
+    const failed = statusView(
+      status({ lastSweep: { at: "2026-03-01T12:00:00.000Z", ok: false, code: "http_503" } }),
+      null,
+    );
+    expect(failed.level).toBe("error");
+    expect(failed.figures.health).toBe("error: the last sweep failed (http_503)");
+    const kept = statusView(
+      status({
+        oldestDueLagMs: 120_000,
+        invalidOrders: [{ orderNumber: 7, field: "totals.order", reason: "bad", at: "t" }],
+      }),
+      null,
+    );
+    expect(kept.level).toBe("warning");
+    expect(kept.figures.health).toBe("warning: 1 order(s) kept out, polls 2 min late");
+    expect(kept.tables.invalid).toEqual([["7", "totals.order", "bad", "t"]]);
+    expect(statusView(status({ oldestDueLagMs: 60_000 }), null).level).toBe("ok");
+  });
+
+  it("shows fields newer mirrors add (webhook health, poll interval) and any other, as text", () => {
+    const view = statusView(
+      status({
+        webhooks: { healthy: true, lastAt: "2026-03-01T11:59:00.000Z" },
+        pollIntervalMs: 1_800_000,
+        ...({ somethingNew: "x" } as object),
+      }),
+      null,
+    );
+    expect(view.figures.webhooks).toBe(
+      'webhooks: {"healthy":true,"lastAt":"2026-03-01T11:59:00.000Z"}',
+    );
+    expect(view.figures.pollInterval).toBe("pollIntervalMs: 30 min");
+    expect(view.tables.other).toEqual([["somethingNew", "x"]]);
+  });
+
+  it("never shows credentials: a base URL's user and password, a URL in an error", () => {
+    const view = statusView(
+      status({
+        account: { partnerId: "p", baseUrl: "https://user:s3cret@api.example.test/" },
+        lastError: {
+          at: "t",
+          code: "x",
+          message: "connect postgres://po:hunter2@db:5432/orders failed",
+        },
+      }),
+      null,
+    );
+    expect(JSON.stringify(view)).not.toMatch(/s3cret|hunter2/);
+    expect(view.figures.lastError).toBe("t x: connect postgres://***@db:5432/orders failed");
+    expect(withoutCredentials("not a url")).not.toContain("not a url");
+    expect(redactUrls("a https://x@h b")).toBe("a https://***@h b");
+  });
+
+  it("lists consumers with their lag", () => {
+    const view = statusView(
+      status({ consumers: [{ name: "billing", position: 9, lagChanges: 4, lagMs: 3_725_000 }] }),
+      null,
+    );
+    expect(view.tables.consumers).toEqual([["billing", "9", "4", "1 h 2 min"]]);
+  });
+
+  it("durations read as an operator says them", () => {
+    expect([400, 1_000, 59_000, 60_000, 61_000, 3_600_000, 3_660_000].map(duration)).toEqual([
+      "400 ms",
+      "1 s",
+      "59 s",
+      "1 min",
+      "1 min 1 s",
+      "1 h",
+      "1 h 1 min",
+    ]);
+  });
+});
+
+describe("the page", () => {
+  it("renders hostile text from the service as text: no tag, no attribute", () => {
+    const view = statusView(
+      status({
+        lastError: { at: "t", code: "c", message: HOSTILE },
+        consumers: [{ name: HOSTILE, position: 1, lagChanges: 0, lagMs: 0 }],
+        ...({ [HOSTILE]: HOSTILE } as object),
+      }),
+      null,
+    );
+    const page = renderPage(view).toString();
+    expect(page).not.toContain("<script>alert");
+    expect(page).not.toContain("<img src=x");
+    expect(page).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    // The only script is the handler's own file.
+    expect(page.match(/<script/g)).toEqual(["<script"]);
+    expect(page).toContain('<script src="app.js" defer></script>');
+  });
+
+  it("draws a bar per hour and the naive poller's line on one scale", () => {
+    const svg = chart({
+      hours: [
+        [0, 50],
+        [3_600_000, 100],
+      ],
+      naivePerHour: 200,
+      naiveHow: "",
+    }).toString();
+    expect(svg.match(/<rect class="bar"/g)).toHaveLength(2);
+    // Plot height 120 - 10: 100 of 200 reaches half way up from the axis at y=120.
+    expect(svg).toContain('y="65.0" width="8.0" height="55.0"');
+    expect(svg).toContain('<line class="naive" x1="0" x2="480" y1="10.0" y2="10.0"/>');
+    expect(svg).toContain("naive poller: 200/h");
+    expect(chart({ hours: [], naivePerHour: null, naiveHow: "" }).toString()).not.toContain(
+      "naive poller:",
+    );
+  });
+});
