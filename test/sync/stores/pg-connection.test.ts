@@ -200,14 +200,23 @@ describe.runIf(available)("Connections on a real server", () => {
 
   it("a failure the connection reports mid-call closes it even when the call's own error is another", async () => {
     const { pool, connections } = await fresh();
+    const given: unknown[] = [];
     const error = await connections
       .use(async (client) => {
+        const release = client.release.bind(client);
+        client.release = (reason) => {
+          given.push(reason);
+          release(reason);
+        };
         await terminate(await pidOf(client));
         // The termination was heard; the call then fails for a reason of its own.
         throw new Error("the handler's own failure");
       })
       .catch((e: unknown) => e);
     expect((error as Error).message).toBe("the handler's own failure");
+    // Given back with the failure it heard, not as a healthy connection.
+    expect(given).toHaveLength(1);
+    expect(isConnectionFailure(given[0])).toBe(true);
     expect(pool.totalCount).toBe(0);
   });
 
@@ -440,6 +449,10 @@ describe.runIf(available)("Connections on a real server", () => {
     expect(named("abc").unavailable(new Error("xabcx")).message).toContain("xabcx");
     expect(named(undefined).unavailable("plain text reason").message).toContain(
       "plain text reason",
+    );
+    // Without a password nothing is blanked out, not even the word "undefined".
+    expect(named(undefined).unavailable(new Error("column undefined")).message).toContain(
+      "column undefined",
     );
     expect(named(undefined).unavailable(new Error("at postgres://u:pw@h/d")).message).not.toContain(
       "pw@",
