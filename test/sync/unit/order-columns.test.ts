@@ -69,6 +69,12 @@ describe("isoTime", () => {
     expect(isoTime(new Date(Number.NaN))).toBeNull();
     expect(isoTime("Jan 2 2026")).toBeNull(); // Date.parse would take it
     expect(isoTime("x2026-01-02")).toBeNull();
+    // Text Date.parse takes but the service never writes: a date not first, a one-digit day.
+    expect(isoTime("Sat 2026-01-02")).toBeNull();
+    expect(isoTime(" 2026-01-02")).toBeNull();
+    expect(isoTime("2026-01-2")).toBeNull();
+    // Not text, though it reads as a date once made text.
+    expect(isoTime(["2026-01-02"])).toBeNull();
     expect(isoTime("2026-13-45T00:00:00Z")).toBeNull();
     expect(isoTime(1_767_312_000_000)).toBeNull();
     expect(isoTime(null)).toBeNull();
