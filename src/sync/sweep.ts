@@ -76,7 +76,7 @@ export class Sweeper {
   underLease(work: () => Promise<void>): Promise<"swept" | "held"> {
     const before = Promise.allSettled([this.#running, this.#resyncing]);
     const run = before.then(async (): Promise<"swept" | "held"> => {
-      if (!(await this.#renew())) return "held";
+      if (!(await this.#take())) return "held";
       try {
         await work();
         return "swept";
@@ -112,7 +112,7 @@ export class Sweeper {
   async #sweep(onlyIfDue: boolean, signal: AbortSignal | undefined): Promise<SweepOutcome> {
     // Another process may have swept since: the fleet sweeps once per interval, not once each.
     if (onlyIfDue && (await this.#sweptLately())) return "not-due";
-    if (!(await this.#renew())) return "held";
+    if (!(await this.#take())) return "held";
     const { store, clock, holder } = this.#ctx;
     try {
       // Looked at again under the lease: a sweep may have finished between the look and the lease.
@@ -171,6 +171,18 @@ export class Sweeper {
     this.#renewedAt = now;
     this.#lost = !held;
     return held;
+  }
+
+  /**
+   * Takes the lease to start a walk. Refused while the lease still names this mirror, it was this
+   * mirror's own session that died under it (a PostgreSQL store then drops that session, and a
+   * renewal must report the lease lost): nobody else holds it, so it is taken again at once, on a
+   * fresh session, rather than reported as held by another process.
+   */
+  async #take(): Promise<boolean> {
+    if (await this.#renew()) return true;
+    const held = await this.#ctx.store.leaseHolder("sweep");
+    return held?.holder === this.#ctx.holder && this.#renew();
   }
 
   async #sweepUnderLease(signal: AbortSignal | undefined): Promise<void> {

@@ -2,12 +2,15 @@ import { type MirrorStore, postgresStore } from "partner-orders/sync";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { newHolder, retireHolder } from "../../../src/sync/holder";
+import { Reader } from "../../../src/sync/reader";
+import { Sweeper } from "../../../src/sync/sweep";
 import {
   type PostgresServer,
   postgresAvailable,
   startPostgres,
   type TestDatabase,
 } from "../../support/postgres.js";
+import { testContext } from "../unit/context-support";
 
 /**
  * The sweep lease on PostgreSQL, held by a session the server releases when its connection dies.
@@ -164,5 +167,33 @@ describe.runIf(available)("the sweep lease on PostgreSQL", () => {
     expect(await advisoryLocks()).toBe(0);
     expect(await a.store.lease("sweep", a.holder, T + 2, T + 2 + LEASE)).toBe(true);
     expect((await a.store.leaseHolder("sweep"))?.since).toBe(T + 2);
+  });
+  it("a mirror whose own session died holding the sweep sweeps again at once: it never reports itself as another holder", async () => {
+    const [a, b] = (await processes(2)) as [
+      { store: MirrorStore; holder: string },
+      { store: MirrorStore; holder: string },
+    ];
+    const ctx = testContext(a.store, {}, { holder: a.holder, leaseMs: LEASE });
+    const empty = async () => ({ data: [], nextCursor: null, rejected: [] });
+    const sweeper = new Sweeper(ctx, new Reader(ctx), empty);
+    // The lease taken on a session of a's pool (as a renewal from a read left it), then that
+    // session ended by the server while a still runs.
+    expect(await a.store.lease("sweep", a.holder, ctx.clock.now(), ctx.clock.now() + LEASE)).toBe(
+      true,
+    );
+    expect(await killLockHolders()).toBe(1);
+    expect(await sweeper.sweep(false)).toBe("swept");
+    expect(await a.store.getCheckpoint("sweep:last")).toBe("1");
+    // Another process still finds the sweep held while it runs, and free after it.
+    expect(await a.store.lease("sweep", a.holder, ctx.clock.now(), ctx.clock.now() + LEASE)).toBe(
+      true,
+    );
+    expect(await b.store.lease("sweep", b.holder, ctx.clock.now(), ctx.clock.now() + LEASE)).toBe(
+      false,
+    );
+    await a.store.releaseLease("sweep", a.holder);
+    expect(await b.store.lease("sweep", b.holder, ctx.clock.now(), ctx.clock.now() + LEASE)).toBe(
+      true,
+    );
   });
 });

@@ -164,7 +164,9 @@ describe("consume() on a store that shares consumers (PostgreSQL)", () => {
       },
     });
     expect(calls).toBe(2);
-    expect(t.ctx.warnings.map((w) => w.message)).toEqual(["acknowledging a batch failed"]);
+    expect(t.ctx.warnings.map((w) => [w.message, w.next])).toEqual([
+      ["acknowledging a batch failed", "it is claimed again if it did not land"],
+    ]);
   });
 
   it("throws an acknowledgement error that waiting cannot mend", async () => {
@@ -232,6 +234,59 @@ describe("consume() on a store that shares consumers (PostgreSQL)", () => {
     expect(t.events.at(-1)).toBe("release");
     release();
     await done;
+  });
+});
+
+describe("consume() stopped while it waits out a store that cannot be reached", () => {
+  it("on a shared store: resolves, having handled nothing", async () => {
+    const t = groupFeed();
+    t.queue.push(unavailable());
+    const abort = new AbortController();
+    let calls = 0;
+    const done = consume(t.ctx, t.feed, {
+      consumer: "billing",
+      signal: abort.signal,
+      handler: () => void calls++,
+    });
+    await tick();
+    expect(t.clock.sleeps).toEqual([500]);
+    abort.abort();
+    await expect(done).resolves.toBeUndefined();
+    expect(calls).toBe(0);
+  });
+
+  it("on SQLite: resolves, having handled nothing", async () => {
+    const store = sqliteStore(":memory:");
+    await store.open();
+    await record(store, 1);
+    const clock = new HeldClock();
+    let reads = 0;
+    const failing = new Proxy(store, {
+      get: (target, key) =>
+        key === "changesAfter"
+          ? async () => {
+              reads++;
+              throw unavailable();
+            }
+          : typeof Reflect.get(target, key) === "function"
+            ? Reflect.get(target, key).bind(target)
+            : Reflect.get(target, key),
+    });
+    const ctx = testContext(failing, {}, { clock: clock as never });
+    const abort = new AbortController();
+    let calls = 0;
+    const done = consume(ctx, new Feed(ctx), {
+      consumer: "billing",
+      signal: abort.signal,
+      handler: () => void calls++,
+    });
+    for (let i = 0; i < 50 && clock.sleeps.length === 0; i++) await tick();
+    expect(reads).toBe(1);
+    expect(clock.sleeps).toEqual([500]);
+    abort.abort();
+    await expect(done).resolves.toBeUndefined();
+    expect(calls).toBe(0);
+    await store.close();
   });
 });
 
@@ -391,6 +446,31 @@ describe("consume() options", () => {
     expect((refused as MirrorError).message).toMatch(message);
     expect((refused as MirrorError).hint).toMatch(/mirror\.consume/);
     expect(t.events).toEqual([]);
+  });
+
+  it("accepts a batchSize of 1, and cuts a long refused value to 40 characters", async () => {
+    const g = groupFeed();
+    g.queue.push([change(1)]);
+    const abort = new AbortController();
+    const sizes: number[] = [];
+    await consume(g.ctx, g.feed, {
+      consumer: "b",
+      batchSize: 1,
+      signal: abort.signal,
+      handler: (changes) => {
+        sizes.push(changes.length);
+        abort.abort();
+      },
+    });
+    expect(g.events[0]).toBe("claim b 1 30000");
+    expect(sizes).toEqual([1]);
+    const long = "9".repeat(60);
+    const refused = await consume(g.ctx, g.feed, {
+      consumer: "b",
+      batchSize: long as never,
+      handler: () => undefined,
+    }).catch((error: unknown) => error);
+    expect((refused as Error).message).toContain(`not ${"9".repeat(40)};`);
   });
 
   it("accepts 10000 and refuses no options at all", async () => {

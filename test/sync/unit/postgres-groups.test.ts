@@ -19,9 +19,14 @@ interface Script {
   pending: [number, number][];
   /** Orders another member holds. */
   heldElsewhere: Set<number>;
-  position: number;
+  /** The consumer's stored position; null when its row is missing. */
+  position: number | null;
   /** A statement matching this fails once with a connection error. */
   breakOn?: RegExp;
+  /** A statement matching `on` fails once with `error`. */
+  fail?: { on: RegExp; error: Error };
+  /** The held orders' changes were finished by another member meanwhile: none comes back. */
+  vanished?: boolean;
 }
 
 const row = (id: number, order: number) => ({
@@ -38,6 +43,7 @@ const row = (id: number, order: number) => ({
 function scripted(script: Script) {
   const log: [string, unknown[] | undefined][] = [];
   const released: unknown[] = [];
+  const clients: EventEmitter[] = [];
   class Client extends EventEmitter {
     async query(text: string, values?: unknown[]) {
       const sql = text.replace(/\s+/g, " ").trim();
@@ -46,8 +52,15 @@ function scripted(script: Script) {
         script.breakOn = undefined;
         throw Object.assign(new Error("Connection terminated unexpectedly"), {});
       }
+      if (script.fail?.on.test(sql)) {
+        const { error } = script.fail;
+        script.fail = undefined;
+        throw error;
+      }
       if (sql.startsWith("SELECT position FROM"))
-        return { rows: [{ position: String(script.position) }], rowCount: 1 };
+        return script.position === null
+          ? { rows: [], rowCount: 0 }
+          : { rows: [{ position: String(script.position) }], rowCount: 1 };
       if (sql.startsWith("SELECT c.id, c.order_number")) {
         const [, after, limit] = values as [string, number, number];
         const rows = script.pending
@@ -63,6 +76,7 @@ function scripted(script: Script) {
         return { rows, rowCount: rows.length };
       }
       if (sql.startsWith("SELECT c.* FROM")) {
+        if (script.vanished) return { rows: [], rowCount: 0 };
         const [, orders, limit] = values as [string, number[], number];
         const rows = script.pending
           .filter(([, n]) => orders.includes(n))
@@ -78,14 +92,16 @@ function scripted(script: Script) {
   }
   const pool = {
     connect(callback: (error: Error | undefined, client: PgClientLike | undefined) => void) {
-      callback(undefined, new Client() as unknown as PgClientLike);
+      const client = new Client();
+      clients.push(client);
+      callback(undefined, client as unknown as PgClientLike);
     },
     query: async (text: string, values?: unknown[]) => new Client().query(text, values),
     end: async () => undefined,
   } as unknown as PgPoolLike;
   const groups = new ConsumerGroups(new Connections(() => pool, "PostgreSQL test"), T, "s");
   const kinds = () => log.map(([sql]) => sql.split(" ").slice(0, 2).join(" "));
-  return { groups, log, released, kinds };
+  return { groups, log, released, kinds, clients };
 }
 
 describe("ConsumerGroups", () => {
@@ -242,6 +258,156 @@ describe("ConsumerGroups", () => {
     const atCommit = await c.groups.claim("billing", 5, 30_000);
     await expect(atCommit?.ack()).rejects.toBeInstanceOf(StoreUnavailableError);
     expect((c.released.at(-1) as Error).message).toBe("Connection terminated unexpectedly");
+  });
+
+  it("stops looking once the orders it locked cover the limit, locking nothing more", async () => {
+    const pending: [number, number][] = [];
+    for (let id = 1; id <= 10; id++) pending.push([id, id]);
+    const s = scripted({ pending, heldElsewhere: new Set(), position: 0 });
+    const claimed = await s.groups.claim("billing", 2, 30_000);
+    expect(claimed?.changes.map((c) => c.id)).toEqual([1, 2]);
+    expect(s.kinds().filter((k) => k === "SELECT c.id,")).toHaveLength(1);
+    expect(s.log.filter(([sql]) => sql.startsWith("SELECT n"))).toHaveLength(1);
+    await claimed?.release();
+  });
+
+  it("tries each order's lock once per claim: an order on a later page that it already tried is not asked again", async () => {
+    const s = scripted({
+      pending: [
+        [1, 10],
+        [2, 11],
+        [3, 10],
+        [4, 12],
+      ],
+      heldElsewhere: new Set([11]),
+      position: 0,
+    });
+    const claimed = await s.groups.claim("billing", 2, 30_000);
+    const locks = s.log.filter(([sql]) => sql.startsWith("SELECT n"));
+    expect(locks.map(([, values]) => (values as unknown[])[1])).toEqual([[10, 11], [12]]);
+    const fetch = s.log.find(([sql]) => sql.startsWith("SELECT c.*"));
+    expect(fetch?.[1]).toEqual(["billing", [10, 12], 2]);
+    expect(claimed?.changes.map((c) => c.id)).toEqual([1, 3]);
+    await claimed?.release();
+    // A page whose orders were all tried sends no lock at all, and the next page is looked at.
+    const t = scripted({
+      pending: [
+        [1, 10],
+        [2, 11],
+        [3, 10],
+        [4, 11],
+      ],
+      heldElsewhere: new Set([11]),
+      position: 0,
+    });
+    const again = await t.groups.claim("billing", 2, 30_000);
+    expect(t.log.filter(([sql]) => sql.startsWith("SELECT n"))).toHaveLength(1);
+    expect(t.kinds().filter((k) => k === "SELECT c.id,")).toHaveLength(3);
+    expect(again?.changes.map((c) => c.id)).toEqual([1, 3]);
+    await again?.release();
+  });
+
+  it("starts a consumer whose row is missing at 0, and moves the position of that consumer only", async () => {
+    const s = scripted({ pending: [[1, 10]], heldElsewhere: new Set(), position: null });
+    const claimed = await s.groups.claim("billing", 5, 30_000);
+    const candidates = s.log.find(([sql]) => sql.startsWith("SELECT c.id,"));
+    expect(candidates?.[1]).toEqual(["billing", 0, 5]);
+    await claimed?.ack();
+    const update = s.log.find(([sql]) => sql.startsWith("UPDATE po_consumers"));
+    expect(update?.[1]).toEqual(["billing"]);
+  });
+
+  it("answers null when the orders it locked have nothing left (another member finished them), rolling back", async () => {
+    const s = scripted({
+      pending: [[1, 10]],
+      heldElsewhere: new Set(),
+      position: 0,
+      vanished: true,
+    });
+    expect(await s.groups.claim("billing", 5, 30_000)).toBeNull();
+    expect(s.kinds().slice(-2)).toEqual(["SELECT c.*", "ROLLBACK"]);
+    expect(s.released).toEqual([undefined, undefined]);
+    expect(s.clients.every((c) => c.listenerCount("error") === 0)).toBe(true);
+  });
+
+  it("a connection that fails while a batch is held is given back with that failure, its listener removed", async () => {
+    const s = scripted({ pending: [[1, 10]], heldElsewhere: new Set(), position: 0 });
+    const claimed = await s.groups.claim("billing", 5, 30_000);
+    const client = s.clients.at(-1) as EventEmitter;
+    expect(client.listenerCount("error")).toBe(1);
+    const lost = new Error("terminating connection due to administrator command");
+    client.emit("error", lost);
+    client.emit("error", new Error("a later one"));
+    await claimed?.release();
+    expect(s.released.at(-1)).toBe(lost);
+    expect(client.listenerCount("error")).toBe(0);
+  });
+
+  it("after the COMMIT, a failure moving the position is no failure of the batch: a broken connection is closed, another error let go", async () => {
+    const lost = Object.assign(new Error("terminating connection"), { code: "57P01" });
+    const s = scripted({
+      pending: [[1, 10]],
+      heldElsewhere: new Set(),
+      position: 0,
+      fail: { on: /^UPDATE po_consumers/, error: lost },
+    });
+    const claimed = await s.groups.claim("billing", 5, 30_000);
+    await expect(claimed?.ack()).resolves.toBeUndefined();
+    expect(s.kinds().slice(-2)).toEqual(["COMMIT", "UPDATE po_consumers"]);
+    expect(s.released.at(-1)).toBe(lost);
+    const t = scripted({
+      pending: [[1, 10]],
+      heldElsewhere: new Set(),
+      position: 0,
+      fail: { on: /^UPDATE po_consumers/, error: new Error("deadlock detected") },
+    });
+    const other = await t.groups.claim("billing", 5, 30_000);
+    await expect(other?.ack()).resolves.toBeUndefined();
+    expect(t.released.at(-1)).toBeUndefined();
+  });
+
+  it("a statement's own error during a claim rolls back, keeps the connection, and is thrown as it is", async () => {
+    const refused = new Error("permission denied for table po_consumers");
+    const s = scripted({
+      pending: [[1, 10]],
+      heldElsewhere: new Set(),
+      position: 0,
+      fail: { on: /^SELECT position FROM/, error: refused },
+    });
+    await expect(s.groups.claim("billing", 5, 30_000)).rejects.toBe(refused);
+    expect(s.kinds().slice(-2)).toEqual(["SELECT position", "ROLLBACK"]);
+    expect(s.released).toEqual([undefined, undefined]);
+    expect(s.clients.every((c) => c.listenerCount("error") === 0)).toBe(true);
+  });
+
+  it("a connection failure during a claim sends no ROLLBACK on it, and closes it", async () => {
+    const s = scripted({
+      pending: [[1, 10]],
+      heldElsewhere: new Set(),
+      position: 0,
+      breakOn: /^SELECT position FROM/,
+    });
+    const claimed = await s.groups.claim("billing", 5, 30_000);
+    const broken = s.log.findIndex(([sql]) => sql.startsWith("SELECT position"));
+    expect(s.log[broken + 1]?.[0]).toBe("BEGIN"); // the second try, on a fresh connection
+    expect((s.released[1] as Error).message).toBe("Connection terminated unexpectedly");
+    expect(s.clients[1]?.listenerCount("error")).toBe(0);
+    await claimed?.release();
+  });
+
+  it("a ROLLBACK that fails when nothing was free ends the claim once: StoreUnavailableError, one release", async () => {
+    const s = scripted({
+      pending: [[1, 10]],
+      heldElsewhere: new Set([10]),
+      position: 0,
+      breakOn: /^ROLLBACK/,
+    });
+    await expect(s.groups.claim("billing", 5, 30_000)).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
+    expect(s.kinds().filter((k) => k === "ROLLBACK")).toHaveLength(1);
+    expect(s.released).toHaveLength(2);
+    expect((s.released[1] as Error).message).toBe("Connection terminated unexpectedly");
   });
 
   it("keys each consumer's locks apart, the same every time", () => {

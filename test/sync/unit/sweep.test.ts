@@ -574,4 +574,60 @@ describe("Sweeper", () => {
     });
     await expect(t.sweeper.keepLease()).resolves.toBeUndefined();
   });
+  it("takes the lease again at once when its own session lost it: the lease still names this mirror, so nobody else holds it", async () => {
+    const t = await make({ "": page([orderRow(1)]) });
+    const calls: string[] = [];
+    let refusals = 1;
+    Object.defineProperty(t.ctx, "store", {
+      value: new Proxy(t.store, {
+        get: (s, k) =>
+          k === "lease"
+            ? async (name: string, holder: string, now: number, expiresAt: number) => {
+                calls.push(holder);
+                // As a PostgreSQL store answers a renewal after the session holding the lease
+                // died: refused once, the row left naming this holder.
+                await s.lease(name, holder, now, expiresAt);
+                return refusals-- <= 0;
+              }
+            : (Reflect.get(s, k).bind?.(s) ?? Reflect.get(s, k)),
+      }),
+    });
+    expect(await t.sweeper.sweep(false)).toBe("swept");
+    expect(calls.slice(0, 2)).toEqual([t.ctx.holder, t.ctx.holder]);
+    expect(await t.checkpoint("sweep:last")).toBe("1");
+    // The same for a walk under the lease (a resync).
+    refusals = 1;
+    let worked = 0;
+    expect(await t.sweeper.underLease(async () => void worked++)).toBe("swept");
+    expect(worked).toBe(1);
+  });
+
+  it("is held, after one try, when the lease refused names another holder, or nobody", async () => {
+    const t = await make({ "": page([]) });
+    let tries = 0;
+    let named: string | null = "elsewhere/1/z";
+    Object.defineProperty(t.ctx, "store", {
+      value: new Proxy(t.store, {
+        get: (s, k) =>
+          k === "lease"
+            ? async () => {
+                tries++;
+                return false;
+              }
+            : k === "leaseHolder"
+              ? async () => (named === null ? null : { holder: named, since: NOW, expiresAt: NOW })
+              : (Reflect.get(s, k).bind?.(s) ?? Reflect.get(s, k)),
+      }),
+    });
+    expect(await t.sweeper.sweep(false)).toBe("held");
+    expect(tries).toBe(1);
+    named = null;
+    expect(await t.sweeper.sweep(false)).toBe("held");
+    expect(tries).toBe(2);
+    // Refused again after naming this mirror: held, asked twice, never in a loop.
+    named = t.ctx.holder;
+    expect(await t.sweeper.sweep(false)).toBe("held");
+    expect(tries).toBe(4);
+    expect(t.asked).toEqual([]);
+  });
 });
