@@ -49,6 +49,7 @@ export default defineConfig({
             "test/client/msw.test.ts",
             "test/mtls/*.test.ts",
             "test/mcp/*.test.ts",
+            "test/telemetry/*.test.ts",
           ],
           env: { PARTNER_ORDERS_TEST_WIRE: "undici" },
         },

@@ -96,7 +96,34 @@ export class SubmissionWaiter {
    * validated once, by the request path, from the violations `first` carries.
    */
   wait(first: SubmissionCall, options: WaitOptions, submissionId?: string): APIPromise<Submission> {
-    return new APIPromise(this.#wait(first, options, submissionId));
+    return new APIPromise(this.#traced(first, options, submissionId));
+  }
+
+  /** The wait, under a span with an event per poll when telemetry is on. */
+  async #traced(
+    first: SubmissionCall,
+    options: WaitOptions,
+    knownId: string | undefined,
+  ): Promise<WithResponse<Submission>> {
+    const slot = this.#config.http.telemetry;
+    if (slot?.ready) await slot.ready;
+    const hooks = slot?.hooks;
+    if (!hooks) return this.#wait(first, options, knownId);
+    const { onPoll } = options;
+    const name = knownId === undefined ? "submitOrderAndWait" : "submissions.wait";
+    return hooks.wait(name, (poll) =>
+      this.#wait(
+        first,
+        {
+          ...options,
+          onPoll: (submission) => {
+            poll(submission.status, submission.submissionId);
+            onPoll?.(submission);
+          },
+        },
+        knownId,
+      ),
+    );
   }
 
   async #wait(
