@@ -111,10 +111,10 @@ export async function served(t: Telemetry): Promise<Served> {
   };
   let baseUrl = sandbox.baseUrl;
   let close = async () => {};
-  let fetch: ((request: Request) => Promise<Response>) | undefined = (request) => {
+  let fetch: typeof globalThis.fetch | undefined = ((request: Request) => {
     record(request.method, request.url, request.headers);
     return sandbox.fetch(request);
-  };
+  }) as typeof globalThis.fetch;
   if (overUndici) {
     fetch = undefined;
     const server = createServer(async (req: IncomingMessage, res) => {
