@@ -107,23 +107,10 @@ export class SubmissionWaiter {
   ): Promise<WithResponse<Submission>> {
     const slot = this.#config.http.telemetry;
     if (slot?.ready) await slot.ready;
+    const run = (traced: WaitOptions) => this.#wait(first, traced, knownId);
     const hooks = slot?.hooks;
-    if (!hooks) return this.#wait(first, options, knownId);
-    const { onPoll } = options;
-    const name = knownId === undefined ? "submitOrderAndWait" : "submissions.wait";
-    return hooks.wait(name, (poll) =>
-      this.#wait(
-        first,
-        {
-          ...options,
-          onPoll: (submission) => {
-            poll(submission.status, submission.submissionId);
-            onPoll?.(submission);
-          },
-        },
-        knownId,
-      ),
-    );
+    if (!hooks) return run(options);
+    return hooks.wait(knownId ? "submissions.wait" : "submitOrderAndWait", options, run);
   }
 
   async #wait(

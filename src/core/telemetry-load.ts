@@ -28,17 +28,11 @@ export function telemetrySlot(
 ): TelemetrySlot | undefined {
   if (options === false) return undefined;
   const given = options ?? {};
-  if (typeof given !== "object" || given === null) {
-    throw new PartnerOrdersError("telemetry must be an object or false.");
-  }
-  const { tracerProvider, meterProvider } = given;
-  if (tracerProvider !== undefined && typeof tracerProvider?.getTracer !== "function") {
+  const { tracerProvider: t, meterProvider: m } = given;
+  if ((t && typeof t.getTracer !== "function") || (m && typeof m.getMeter !== "function")) {
     throw new PartnerOrdersError(
-      "telemetry.tracerProvider must be an OpenTelemetry TracerProvider.",
+      "telemetry: not an OpenTelemetry TracerProvider or MeterProvider.",
     );
-  }
-  if (meterProvider !== undefined && typeof meterProvider?.getMeter !== "function") {
-    throw new PartnerOrdersError("telemetry.meterProvider must be an OpenTelemetry MeterProvider.");
   }
   const slot: TelemetrySlot = { hooks: undefined, ready: undefined };
   slot.ready = load()
@@ -46,8 +40,8 @@ export function telemetrySlot(
       slot.hooks = instrumentation?.httpHooks({ ...setup, options: given });
     })
     // A provider that throws when asked for its tracer costs the traces, never a call.
-    .catch(() => undefined)
-    .finally(() => {
+    .catch(() => {})
+    .then(() => {
       slot.ready = undefined;
     });
   return slot;

@@ -187,12 +187,17 @@ export function httpHooks(setup: TelemetrySetup): HttpHooks {
         throw error;
       }
     },
-    wait(name, run) {
+    wait(name, options, run) {
       return within(`partner-orders ${name}`, undefined, (_, span) =>
-        run((status, submissionId) => {
-          if (!span.isRecording()) return;
-          span.setAttribute("partner_orders.submission.id", submissionId);
-          span.addEvent("poll", { "partner_orders.submission.status": status });
+        run({
+          ...options,
+          onPoll: (submission) => {
+            if (span.isRecording()) {
+              span.setAttribute("partner_orders.submission.id", submission.submissionId);
+              span.addEvent("poll", { "partner_orders.submission.status": submission.status });
+            }
+            options.onPoll?.(submission);
+          },
         }),
       );
     },

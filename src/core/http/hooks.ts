@@ -47,10 +47,14 @@ export interface HttpHooks {
     request: Outgoing,
     run: (attempt: AttemptObserver) => Promise<WithResponse<T>>,
   ): Promise<WithResponse<T>>;
-  /** Runs a submission wait under its span; `run` calls `poll` with each state seen. */
-  wait<T>(
+  /**
+   * Runs a submission wait under its span: `run` gets `options` with an `onPoll` that adds an event
+   * per state seen, then calls the caller's own.
+   */
+  wait<T, S extends { status: string; submissionId: string }>(
     name: string,
-    run: (poll: (status: string, submissionId: string) => void) => Promise<T>,
+    options: { onPoll?: ((submission: S) => void) | undefined },
+    run: (options: { onPoll?: ((submission: S) => void) | undefined }) => Promise<T>,
   ): Promise<T>;
   /**
    * Runs `run` under a span `partner-orders <name>` (a child of the active span), then sets what
