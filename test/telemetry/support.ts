@@ -99,11 +99,11 @@ export interface Served {
 }
 
 /**
- * A sandbox on its auto clock. Over fetch the client's `fetch` records each request; over undici
+ * A sandbox on its auto clock (or a manual one). Over fetch the client's `fetch` records each request; over undici
  * a loopback server does, in front of the sandbox, so the SDK's default wire sends for real.
  */
-export async function served(t: Telemetry): Promise<Served> {
-  const sandbox = createSandbox({ clock: "auto" });
+export async function served(t: Telemetry, clock: "auto" | "manual" = "auto"): Promise<Served> {
+  const sandbox = createSandbox({ clock, syncWaitMs: 0 });
   const received: Served["received"] = [];
   const record = (method: string, url: string, headers: Headers) => {
     const path = new URL(url, "http://x").pathname;
