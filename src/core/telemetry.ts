@@ -11,6 +11,7 @@ import {
   type Context,
   context,
   createNoopMeter,
+  isSpanContextValid,
   type Meter,
   type MeterProvider,
   metrics,
@@ -97,6 +98,10 @@ export function httpHooks(setup: TelemetrySetup): HttpHooks {
   });
   if (metered && budget) observeBudget(meter, budget, server);
 
+  /** Nothing to record, no trace to carry on, nothing to measure: the work runs as untraced. */
+  const idle = (span: Span) =>
+    !metered && !span.isRecording() && !isSpanContextValid(span.spanContext());
+
   /** Ends `span` with `type` as its error, or as a success. */
   const finish = (span: Span, type: string | undefined) => {
     if (type !== undefined) {
@@ -113,6 +118,7 @@ export function httpHooks(setup: TelemetrySetup): HttpHooks {
       const method = request.method;
       const started = clock.monotonic();
       const span = tracer.startSpan(method, { kind: SpanKind.CLIENT }, parent);
+      if (idle(span)) return send();
       if (span.isRecording()) {
         span.setAttributes({
           "http.request.method": method,
@@ -149,7 +155,10 @@ export function httpHooks(setup: TelemetrySetup): HttpHooks {
     };
   };
 
-  /** Runs `run` under a new span `name`, a child of the active span; `run` gets its context. */
+  /**
+   * Runs `run` under a new span `name`, a child of the active span; `run` gets its context. With
+   * nothing to record (no provider) and no trace to carry on, `run` runs as it would untraced.
+   */
   const within = async <T>(
     name: string,
     attributes: Attributes | undefined,
@@ -157,6 +166,7 @@ export function httpHooks(setup: TelemetrySetup): HttpHooks {
   ): Promise<T> => {
     const parent = context.active();
     const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent);
+    if (idle(span)) return run(parent, span);
     const active = trace.setSpan(parent, span);
     let type: string | undefined;
     try {
