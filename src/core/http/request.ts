@@ -181,9 +181,10 @@ export class Http {
   }
 
   /** The one request function. */
-  async request<T>(request: HttpRequest<T>, options: CallOptions = {}): Promise<WithResponse<T>> {
+  request<T>(request: HttpRequest<T>, options: CallOptions = {}): Promise<WithResponse<T>> {
     const slot = this.#config.telemetry;
-    if (slot?.ready) await slot.ready;
+    // Until the look-up for @opentelemetry/api ends; then no promise more than untraced.
+    if (slot?.ready) return slot.ready.then(() => this.request(request, options));
     const hooks = slot?.hooks;
     if (hooks) return hooks.request(request, (observe) => this.#request(request, options, observe));
     return this.#request(request, options, undefined);
