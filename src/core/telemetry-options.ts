@@ -9,11 +9,17 @@ export interface TelemetryOptions {
    * An OpenTelemetry `TracerProvider` for this client's spans.
    * @default the global one (`trace.getTracerProvider()`), as registered by the OpenTelemetry SDK
    */
-  tracerProvider?: { getTracer(name: string, version?: string): unknown };
+  tracerProvider?: {
+    /** The tracer of the named instrumentation scope (`partner-orders`). */
+    getTracer(name: string, version?: string): unknown;
+  };
   /**
    * An OpenTelemetry `MeterProvider` for this client's metrics. The global one is read when the
    * client is made: register it before.
    * @default the global one (`metrics.getMeterProvider()`)
    */
-  meterProvider?: { getMeter(name: string, version?: string): unknown };
+  meterProvider?: {
+    /** The meter of the named instrumentation scope (`partner-orders`). */
+    getMeter(name: string, version?: string): unknown;
+  };
 }
