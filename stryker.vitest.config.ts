@@ -23,6 +23,9 @@ export default defineConfig({
       "test/validation/**/*.test.ts",
       // The mirror's pure parts: what a read changes (decide), stored values, the event table.
       "test/sync/unit/**/*.test.ts",
+      // Traces and metrics (src/core/telemetry.ts, src/sync/telemetry.ts): the SDK's in-memory
+      // exporters against the sandbox, a few seconds in all.
+      "test/telemetry/**/*.test.ts",
       // The client's shared token cache and rate-limit gate, on in-memory stores.
       "test/fleet/client-fleet.test.ts",
       // Mutual TLS: certificates made by the openssl CLI in a temp dir, and a bare HTTPS server on

@@ -53,6 +53,7 @@ export default defineConfig({
             "test/client/request/msw.test.ts",
             "test/mtls/*.test.ts",
             "test/mcp/*.test.ts",
+            "test/telemetry/*.test.ts",
           ],
           env: { PARTNER_ORDERS_TEST_WIRE: "undici" },
         },

@@ -130,16 +130,27 @@ export function openapiFetch(baseUrl: string, token: string): Contender {
   };
 }
 
-/** This SDK, as its README shows it; the token is fetched by `warmUp` before timing. */
-export function sdk(baseUrl: string, credentials: Credentials, fetchFn?: typeof fetch): Contender {
+/**
+ * This SDK, as its README shows it; the token is fetched by `warmUp` before timing. `otel`: with
+ * `@opentelemetry/api` loaded and no provider registered (the API's no-op tracer and meter), as a
+ * partner has it when a dependency brought the API in; otherwise `telemetry: false`, which is what
+ * a partner without the API gets.
+ */
+export function sdk(
+  baseUrl: string,
+  credentials: Credentials,
+  fetchFn?: typeof fetch,
+  otel = false,
+): Contender {
   const client = new PartnerOrders({
     baseUrl,
     ...credentials,
     scopes: ["orders:read"],
     ...(fetchFn ? { fetch: fetchFn } : {}),
+    ...(otel ? {} : { telemetry: false }),
   });
   return {
-    name: "partner-orders",
+    name: otel ? "partner-orders + otel api" : "partner-orders",
     getOrder: (orderNumber) => client.orders.get(orderNumber),
     getPage: async () => {
       const page = await client.orders.list({ limit: PAGE_SIZE });

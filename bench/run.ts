@@ -31,6 +31,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CREDENTIALS = { clientId: "sandbox-client", clientSecret: "sandbox-secret" };
 const BASELINE = "fetch + JSON.parse";
 const SDK = "partner-orders";
+const OTEL = "partner-orders + otel api";
 
 const startedAt = performance.now();
 const progress = (line: string) =>
@@ -77,6 +78,7 @@ try {
     handWritten(server.url, token),
     openapiFetch(server.url, token),
     sdk(server.url, CREDENTIALS),
+    sdk(server.url, CREDENTIALS, undefined, true),
   ];
   // The SDK's token is fetched here, before any timing.
   for (const c of contenders) {
@@ -188,6 +190,26 @@ function render(r: {
     ratio(pageRatio),
     pageRatio <= 0.8,
   );
+  // The cost of @opentelemetry/api with no provider: the SDK with it over the SDK without, per round.
+  const otelRatio = (scenario: "order" | "page") => {
+    const without = r.latency[scenario].sequential[SDK] ?? [];
+    return median(
+      (r.latency[scenario].sequential[OTEL] ?? []).map(
+        (round, i) => round.latencyUs / ((without[i]?.latencyUs ?? Number.NaN) || Number.NaN),
+      ),
+    );
+  };
+  for (const [scenario, label] of [
+    ["order", "one order"],
+    ["page", "200-order page"],
+  ] as const) {
+    const measured = otelRatio(scenario);
+    goal(
+      `${label} with @opentelemetry/api installed, no provider: SDK with it / without <= 1.03 (sequential, median of rounds)`,
+      ratio(measured),
+      measured <= 1.03,
+    );
+  }
   const syncRatio = firstSyncRatio(r.firstSync);
   const perRequest = (list: number[]) => time(median(list));
   goal(

@@ -14,7 +14,22 @@ const optionalPeers = [
   "ioredis",
   "better-sqlite3",
   "pg",
+  "@opentelemetry/api",
 ];
+
+/**
+ * The instrumentation chunk (src/core/telemetry.ts) is imported only after `@opentelemetry/api` was
+ * found: a partner without the API never loads it, and a bundler that splits on dynamic imports
+ * never puts it in the entry's bundle. It is measured on its own below.
+ */
+const afterOptionalPeer = {
+  name: "after-optional-peer",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/telemetry-[A-Z0-9]+\.js$/ }, (args) =>
+      args.kind === "dynamic-import" ? { path: args.path, external: true } : undefined,
+    );
+  },
+};
 /**
  * `goal` is the budget set for the entry; `limit` is what fails the check. The root's goal of
  * 22 KiB is not met: decimal.js (12.7 KiB), the chosen dependency for money, takes more than half of
@@ -49,6 +64,7 @@ for (const { entry, name = entry, contents, goal, limit } of budgets) {
     metafile: true,
     logLevel: "silent",
     external: ["node:*", ...optionalPeers],
+    plugins: [afterOptionalPeer],
   });
   const code = result.outputFiles[0].contents;
   const size = gzipSync(code, { level: 9 }).length;
@@ -63,7 +79,7 @@ for (const { entry, name = entry, contents, goal, limit } of budgets) {
   failed ||= !ok;
   const goalNote = size <= goal ? "goal met" : `goal ${goal / KiB} KiB not met`;
   console.log(
-    `size: ${name} ${(size / KiB).toFixed(1)} KiB min+gzip (limit ${limit / KiB} KiB, ${goalNote})` +
+    `size: ${name} ${(size / KiB).toFixed(1)} KiB (${size} B) min+gzip (limit ${limit / KiB} KiB, ${goalNote})` +
       (leaks.length ? `; must not load: ${leaks.join(", ")}` : "") +
       (ok ? "" : "  OVER"),
   );

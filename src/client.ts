@@ -2,6 +2,7 @@ import { type APIPromise, mapResult } from "./core/api-promise";
 import { ClientCredentialsTokenSource, ProvidedTokenSource } from "./core/auth";
 import { PartnerOrdersError, RequestValidationError } from "./core/errors";
 import { gateAttempts } from "./core/http/gate";
+import type { TelemetrySlot } from "./core/http/hooks";
 import { nodeWire } from "./core/http/node-wire";
 import { operation } from "./core/http/operation";
 import { Http, type TokenSource } from "./core/http/request";
@@ -29,6 +30,7 @@ import {
   resolveTuning,
 } from "./core/options";
 import { SubmissionWaiter, type WaitOptions } from "./core/polling";
+import { telemetrySlot } from "./core/telemetry-load";
 import { userAgent } from "./core/user-agent";
 import { type Clock, systemClock } from "./internal/clock";
 import { collect } from "./internal/collect";
@@ -89,7 +91,7 @@ export class PartnerOrders {
     this.#clock = own.clock;
     this.#log = own.log;
     this.#connection = own.connection;
-    const { wire, tokens } = this.#connection;
+    const { wire, tokens, telemetry } = this.#connection;
     const { clock, log } = own;
     const { rateLimitGate, retry } = own.options;
     this.#http = new Http({
@@ -105,6 +107,7 @@ export class PartnerOrders {
       timeoutMs: own.options.timeoutMs,
       headers: own.options.defaultHeaders,
       around: rateLimitGate && gateAttempts(rateLimitGate, clock, log, retry),
+      telemetry,
     });
     this.orders = new Orders(this.#http, this.#log, this.#clock);
     this.#waiter = new SubmissionWaiter({
@@ -156,6 +159,11 @@ export class PartnerOrders {
     const log = resolveLog(options.logger, options.logLevel, env("PARTNER_ORDERS_LOG"));
     const mtls = resolved.mtls && new MtlsConnection(resolved.mtls, clock, log);
     const wire = createWire(options, mtls);
+    const telemetry = telemetrySlot(options.telemetry, {
+      clock,
+      baseUrl: resolved.baseUrl,
+      budget: resolved.retryBudget,
+    });
     // The token request is shared by the clients withOptions() makes: it keeps this client's bounds.
     const tokenHttp = new Http({
       wire,
@@ -169,9 +177,10 @@ export class PartnerOrders {
       budget: undefined,
       timeoutMs: resolved.timeoutMs,
       headers: {},
+      telemetry,
     });
     const tokens = createTokenSource(resolved, tokenHttp, clock, log);
-    return { options: resolved, clock, log, connection: { mtls, wire, tokens } };
+    return { options: resolved, clock, log, connection: { mtls, wire, tokens, telemetry } };
   }
 
   /** `withOptions()`: the parent's connection, credential and token cache, some options changed. */
@@ -315,6 +324,8 @@ interface Connection {
   mtls: MtlsConnection | undefined;
   wire: Wire;
   tokens: TokenSource | undefined;
+  /** Traces and metrics; undefined with `telemetry: false`. */
+  telemetry: TelemetrySlot | undefined;
 }
 
 /** What a client is made of; a client made by `withOptions` shares its parent's connection. */

@@ -76,6 +76,7 @@ export { checkMtlsCertificate, MtlsCertificateError, mtlsPolicy } from "./core/m
 export type { ClientOptions, ClientOverrides, MtlsOptions, RequestOptions } from "./core/options";
 export type { Page, Paginated, ToArrayOptions } from "./core/pagination";
 export type { WaitOptions } from "./core/polling";
+export type { TelemetryOptions } from "./core/telemetry-options";
 export type { Clock } from "./internal/clock";
 export type { OrderListParams, Orders, PageParams, SubmitResult } from "./resources/orders";
 export type { ProductListParams, Products } from "./resources/products";

@@ -166,6 +166,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
         method: "POST",
         url: `${baseUrl.href.replace(/\/$/, "")}${tokenPath}`,
         path: tokenPath,
+        operation: "createToken",
         headers,
         body: form.toString(),
         auth: false,

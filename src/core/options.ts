@@ -10,6 +10,7 @@ import {
 } from "./http/policy";
 import type { Logger, LogLevel } from "./logger";
 import type { RateLimitGate } from "./rate-limit-gate";
+import type { TelemetryOptions } from "./telemetry-options";
 import type { TokenCache } from "./token-cache";
 
 /** A client certificate for the mutual-TLS host (PEM strings or buffers). */
@@ -142,6 +143,13 @@ export interface ClientOptions {
    * @example createRedisRateLimitGate(redis) // from "partner-orders/fleet"
    */
   rateLimitGate?: RateLimitGate;
+  /**
+   * Traces and metrics through OpenTelemetry, when `@opentelemetry/api` (an optional peer) is
+   * installed: spans per call and per HTTP attempt, `http.client.request.duration`, retries, the
+   * retry budget and token requests (README, "Observability"). `false` turns them off.
+   * @default {} (the global tracer and meter providers)
+   */
+  telemetry?: TelemetryOptions | false;
   /**
    * Time as the SDK sees it; inject one in tests so backoff and polling are instant.
    * @default the system clock

@@ -96,7 +96,21 @@ export class SubmissionWaiter {
    * validated once, by the request path, from the violations `first` carries.
    */
   wait(first: SubmissionCall, options: WaitOptions, submissionId?: string): APIPromise<Submission> {
-    return new APIPromise(this.#wait(first, options, submissionId));
+    return new APIPromise(this.#traced(first, options, submissionId));
+  }
+
+  /** The wait, under a span with an event per poll when telemetry is on. */
+  async #traced(
+    first: SubmissionCall,
+    options: WaitOptions,
+    knownId: string | undefined,
+  ): Promise<WithResponse<Submission>> {
+    const slot = this.#config.http.telemetry;
+    if (slot?.ready) await slot.ready;
+    const run = (traced: WaitOptions) => this.#wait(first, traced, knownId);
+    const hooks = slot?.hooks;
+    if (!hooks) return run(options);
+    return hooks.wait(knownId ? "submissions.wait" : "submitOrderAndWait", options, run);
   }
 
   async #wait(

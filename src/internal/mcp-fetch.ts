@@ -33,6 +33,7 @@ export function createMcpFetch(
         method: (init.method ?? "GET").toUpperCase(),
         url: href,
         path: new URL(href).pathname,
+        operation: "mcp",
         headers,
         body: typeof body === "string" ? body : body == null ? undefined : await readBody(body),
         succeeds: (status) => (status >= 200 && status < 300) || !isTypedStatus(status),

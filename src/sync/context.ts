@@ -3,6 +3,7 @@ import { APIError, isPartnerOrdersError } from "../core/errors";
 import type { Log } from "../core/logger";
 import type { Clock } from "../internal/clock";
 import type { PartnerIds } from "./partner-ids";
+import type { MirrorTelemetry } from "./telemetry";
 import type { InvalidOrder, MirrorStore, SyncProgress, SyncReport } from "./types";
 
 /** Which parts of an order one read fetches. */
@@ -47,6 +48,8 @@ export interface MirrorContext {
   readonly partnerIds?: PartnerIds;
   /** Logs a warning with the error's code and what the mirror does next, and records it. */
   warn(message: string, error: unknown, next: string): void;
+  /** Spans and metrics of passes and reads (sync/telemetry.ts); none in unit tests. */
+  readonly telemetry?: MirrorTelemetry;
 }
 
 /** The counters of one pass; a {@link SyncReport} once it ends. */

@@ -1,6 +1,7 @@
 import { PartnerOrdersError } from "../core/errors";
 import { createLog } from "../core/logger";
 import { systemClock } from "../internal/clock";
+import { httpOf } from "../internal/http-access";
 import { listOrdersPage } from "../resources/lenient-page";
 import type { WebhookEvent } from "../webhooks/events";
 import { checkConsumer, checkEvent, checkFrom, isOrderNumber, positive } from "./checks";
@@ -28,6 +29,7 @@ import { RequestLog } from "./request-log";
 import { type ResyncOptions, resyncSites, resyncUnderLease } from "./resync";
 import { consumerStatuses, DEFAULT_RETENTION_MS, pruneChanges, resetConsumer } from "./stream";
 import { type ListPage, Sweeper } from "./sweep";
+import { MirrorTelemetry } from "./telemetry";
 import type {
   Change,
   ChangesFrom,
@@ -98,6 +100,7 @@ export class OrderMirror {
       changed: () => this.#feed.notify(),
       invalid: new InvalidOrders(store),
       partnerIds: new PartnerIds(),
+      telemetry: new MirrorTelemetry(httpOf(options.client)?.telemetry, this),
       warn: (message, error, next) => {
         const code = codeOf(error);
         const said = messageOf(error).slice(0, 300);
@@ -124,7 +127,11 @@ export class OrderMirror {
    * holds the sweep, this one reads its share of the due orders and throws `SweepHeldError` (its
    * `report` says what it did): no sweep is reported that was not made.
    */
-  async sync(options: SyncOptions = {}): Promise<SyncReport> {
+  sync(options: SyncOptions = {}): Promise<SyncReport> {
+    return (this.#ctx.telemetry as MirrorTelemetry).pass(() => this.#sync(options), passDone);
+  }
+
+  async #sync(options: SyncOptions): Promise<SyncReport> {
     this.#checkOpen();
     await this.#startWriting();
     const counters = new Counters(this.#ctx.clock, options.onProgress);
@@ -173,7 +180,10 @@ export class OrderMirror {
     while (!signal?.aborted) {
       if (clock.now() >= nextSweep) {
         try {
-          const outcome = await this.#sweeper.sweep(true, signal);
+          const outcome = await (this.#ctx.telemetry as MirrorTelemetry).pass(
+            () => this.#sweeper.sweep(true, signal),
+            (swept) => ({ "partner_orders.sweep.outcome": swept }),
+          );
           sweepFailures = 0;
           if (outcome === "swept") {
             await this.#requests.record(this.#ctx.report, this.#ctx.report.ordersSeen);
@@ -438,6 +448,7 @@ export class OrderMirror {
     this.#closed = true;
     await this.#feed.close();
     this.#unwatch();
+    this.#ctx.telemetry?.close();
     await this.#reader.idle();
     retireHolder(this.#ctx.holder);
     await this.#ctx.store.close();
@@ -566,4 +577,13 @@ export class OrderMirror {
       .setCheckpoint(STATUS.lastError, JSON.stringify({ at, code, message: message.slice(0, 500) }))
       .catch(() => undefined);
   }
+}
+
+/** What a span of a pass says it did. */
+function passDone(report: SyncReport): Record<string, number> {
+  return {
+    "partner_orders.orders.seen": report.ordersSeen,
+    "partner_orders.changes": report.changesWritten,
+    "partner_orders.requests": report.requests,
+  };
 }

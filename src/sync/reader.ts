@@ -76,7 +76,9 @@ export class Reader {
       .then(nextTurn)
       .then(() => {
         if (this.#queued.get(orderNumber) === entry) this.#queued.delete(orderNumber);
-        return this.#slots.run(() => this.#read(orderNumber, entry.parts, entry.cause, from));
+        const read = () => this.#read(orderNumber, entry.parts, entry.cause, from);
+        const traced = this.#ctx.telemetry;
+        return this.#slots.run(traced ? () => traced.read(orderNumber, entry.cause, read) : read);
       });
     if (joinable) this.#queued.set(orderNumber, entry);
     // The map holds the settled form, and the entry is removed by comparing with that same promise.

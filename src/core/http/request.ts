@@ -13,6 +13,7 @@ import type { Log } from "../logger";
 import type { ResponseModels } from "../models";
 import { decodeBody } from "../money";
 import { boundText } from "../redact";
+import type { AttemptObserver, Sent, TelemetrySlot } from "./hooks";
 import {
   type ApiOperationId,
   type CallOptions,
@@ -48,6 +49,8 @@ export interface HttpRequest<T> {
   url: string;
   /** The path for messages and log lines (no query string). */
   path: string;
+  /** The spec's operationId (`getOrder`, `createToken`, `mcp`): names the call's trace span. */
+  operation?: string;
   /** Lower-case names; the User-Agent and the bearer token are added here. */
   headers: Record<string, string>;
   /** Serialised once, so every retry sends identical bytes. */
@@ -87,6 +90,8 @@ export interface HttpConfig {
   headers: Record<string, string>;
   /** Runs around each attempt of an API call; the fleet's rate-limit gate. */
   around?: AttemptWrapper | undefined;
+  /** Traces and metrics, when `@opentelemetry/api` is installed (core/telemetry.ts). */
+  telemetry?: TelemetrySlot | undefined;
 }
 
 /** Wraps one attempt of an API call (core/http/gate.ts). */
@@ -108,6 +113,11 @@ export class Http {
 
   constructor(config: HttpConfig) {
     this.#config = config;
+  }
+
+  /** The client's telemetry (the submission wait and partner-orders/sync add their spans). */
+  get telemetry(): TelemetrySlot | undefined {
+    return this.#config.telemetry;
   }
 
   /**
@@ -159,7 +169,9 @@ export class Http {
       return decode(operation.operationId, text) as T;
     };
     const url = this.#config.base + path + queryString(operation.params.query);
-    const request = { method: methodOf(operation), url, path, headers, body, auth, read };
+    const method = methodOf(operation);
+    const { operationId } = operation;
+    const request = { method, url, path, operation: operationId, headers, body, auth, read };
     return new APIPromise(
       this.request(request, options).then((answer) => {
         if (this.#observers.size) this.#tell(operation, answer.data);
@@ -169,7 +181,20 @@ export class Http {
   }
 
   /** The one request function. */
-  async request<T>(request: HttpRequest<T>, options: CallOptions = {}): Promise<WithResponse<T>> {
+  request<T>(request: HttpRequest<T>, options: CallOptions = {}): Promise<WithResponse<T>> {
+    const slot = this.#config.telemetry;
+    // Until the look-up for @opentelemetry/api ends; then no promise more than untraced.
+    if (slot?.ready) return slot.ready.then(() => this.request(request, options));
+    const hooks = slot?.hooks;
+    if (hooks) return hooks.request(request, (observe) => this.#request(request, options, observe));
+    return this.#request(request, options, undefined);
+  }
+
+  async #request<T>(
+    request: HttpRequest<T>,
+    options: CallOptions,
+    observe: AttemptObserver | undefined,
+  ): Promise<WithResponse<T>> {
     const { clock, log, tokens, around, agent } = this.#config;
     const { method, path } = request;
     if (agent !== undefined) {
@@ -179,8 +204,10 @@ export class Http {
     }
     const signal = options.signal;
     // The token the latest attempt sent: a 401 drops that token only, not one minted since.
-    const used: { token?: string | undefined } = {};
-    const once = (n: number) => this.#attempt(request, options, used, n);
+    const used: Sent = {};
+    const once = observe
+      ? (n: number) => observe(n, request, used, () => this.#attempt(request, options, used, n))
+      : (n: number) => this.#attempt(request, options, used, n);
     const attempt =
       around && request.auth !== false
         ? (n: number) => around(() => once(n), { method, path, options })
@@ -219,7 +246,7 @@ export class Http {
   async #attempt<T>(
     request: HttpRequest<T>,
     options: CallOptions,
-    used: { token?: string | undefined },
+    used: Sent,
     attempt: number,
   ): Promise<WithResponse<T>> {
     const { clock, log } = this.#config;
@@ -296,12 +323,13 @@ export class Http {
   async #exchange<T>(
     request: HttpRequest<T>,
     signal: AbortSignal,
-    used: { token?: string | undefined },
+    used: Sent,
   ): Promise<Exchanged<T>> {
     const { tokens } = this.#config;
     const { method, path } = request;
     const headers = request.headers;
     used.token = undefined;
+    used.status = undefined;
     if (request.auth !== false && tokens) {
       const token = tokens.current() ?? (await untilAborted(tokens.get(signal), signal));
       used.token = token;
@@ -315,6 +343,7 @@ export class Http {
       signal,
     });
     const { status } = answer;
+    used.status = status;
     if (status >= 300 && status < 400) {
       answer.discard();
       throw new APIError({

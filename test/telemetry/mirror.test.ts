@@ -1,0 +1,123 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SpanStatusCode } from "@opentelemetry/api";
+import { OrderMirror, sqliteStore } from "partner-orders/sync";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { quiet } from "../support/logger";
+import { named, parentOf, points, type Served, served, type Telemetry, telemetry } from "./support";
+
+let t: Telemetry;
+let s: Served;
+let dir: string;
+let mirror: OrderMirror;
+beforeEach(async () => {
+  t = telemetry();
+  s = await served(t, "manual");
+  dir = mkdtempSync(join(tmpdir(), "otel-mirror-"));
+  mirror = new OrderMirror({
+    client: s.client(),
+    store: sqliteStore(join(dir, "orders.db")),
+    clock: s.sandbox.clock,
+    logger: quiet,
+    // A site of a few orders: a pass of the whole account takes seconds, and proves no more here.
+    siteIds: [s.sandbox.fixtures.sites.notProvisioned],
+  });
+});
+afterEach(async () => {
+  await mirror.close();
+  await s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const MINUTE = 60_000;
+
+describe("the mirror's traces", () => {
+  it("a pass is a span, the caller's child; each order read a span under it, its requests under that", async () => {
+    const tracer = t.tracerProvider.getTracer("the-application");
+    const { report, caller } = await tracer.startActiveSpan("nightly", async (span) => {
+      const done = await mirror.sync();
+      span.end();
+      return { report: done, caller: span };
+    });
+    const [pass] = named(t.spans, "partner-orders sync");
+    expect(pass?.parentSpanContext?.spanId).toBe(caller.spanContext().spanId);
+    expect(pass?.attributes).toMatchObject({
+      "partner_orders.orders.seen": report.ordersSeen,
+      "partner_orders.changes": report.changesWritten,
+      "partner_orders.requests": report.requests,
+    });
+    const reads = named(t.spans, "partner-orders read order");
+    expect(reads.length).toBeGreaterThan(5);
+    expect(reads.length).toBe(report.ordersAdded);
+    for (const read of reads) expect(parentOf(t.spans, read)).toBe(pass);
+    expect(reads[0]?.attributes).toMatchObject({ "partner_orders.change.cause": "sweep" });
+    expect(reads.map((r) => r.attributes["partner_orders.order_number"]).sort()).toEqual(
+      [...new Set(reads.map((r) => r.attributes["partner_orders.order_number"]))].sort(),
+    );
+    const pages = named(t.spans, "partner-orders listOrders");
+    expect(pages.length).toBeGreaterThan(0);
+    for (const page of pages) expect(parentOf(t.spans, page)).toBe(pass);
+    const items = named(t.spans, "partner-orders listOrderItems");
+    expect(items.length).toBeGreaterThanOrEqual(reads.length);
+    for (const list of items)
+      expect(parentOf(t.spans, list)?.name).toBe("partner-orders read order");
+    const changes = reads.reduce(
+      (sum, r) => sum + Number(r.attributes["partner_orders.changes"]),
+      0,
+    );
+    expect(changes).toBe(report.changesWritten);
+  });
+
+  it("a pass that fails ends its span with the error's type", async () => {
+    s.sandbox.faults.inject({ method: "GET", path: "/v1/orders", status: 403, times: 10 });
+    await expect(mirror.sync()).rejects.toThrow();
+    const [pass] = named(t.spans, "partner-orders sync");
+    expect(pass?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(pass?.attributes["error.type"]).toBeTypeOf("string");
+  });
+});
+
+describe("the mirror's metrics", () => {
+  it("changes written by type; open, due and late orders, invalid ones and consumer lag read from status()", async () => {
+    const report = await mirror.sync();
+    let metrics = await t.metrics();
+    const changes = points(metrics.get("partner_orders.mirror.changes"));
+    const byType = (type: string) =>
+      changes
+        .filter((p) => p.attributes["partner_orders.change.type"] === type)
+        .reduce((sum, p) => sum + Number(p.value), 0);
+    expect(byType("order.added")).toBe(report.ordersAdded);
+    expect(changes.reduce((sum, p) => sum + Number(p.value), 0)).toBe(report.changesWritten);
+    expect(metrics.get("partner_orders.mirror.changes")?.descriptor.unit).toBe("{change}");
+    const status = await mirror.status();
+    const value = (name: string) => points(metrics.get(name)).map((p) => p.value);
+    expect(value("partner_orders.mirror.orders.open")).toEqual([status.openOrders]);
+    expect(value("partner_orders.mirror.orders.due")).toEqual([0]);
+    expect(value("partner_orders.mirror.orders.invalid")).toEqual([0]);
+    expect(value("partner_orders.mirror.consumer.lag")).toEqual([]);
+
+    s.sandbox.clock.advance(6 * MINUTE);
+    const abort = new AbortController();
+    let seen = 0;
+    for await (const _ of mirror.changes({ consumer: "billing", signal: abort.signal })) {
+      if (++seen === 4) break;
+    }
+    metrics = await t.metrics();
+    expect(value("partner_orders.mirror.orders.due")).toEqual([report.ordersAdded]);
+    expect(value("partner_orders.mirror.orders.due.lag")).toEqual([60]);
+    expect(metrics.get("partner_orders.mirror.orders.due.lag")?.descriptor.unit).toBe("s");
+    const [lag] = points(metrics.get("partner_orders.mirror.consumer.lag"));
+    expect(lag?.attributes).toEqual({ "partner_orders.consumer": "billing" });
+    expect(lag?.value).toBe(report.changesWritten - 3);
+    const [age] = points(metrics.get("partner_orders.mirror.consumer.lag.age"));
+    expect(age?.value).toBe(360);
+  });
+
+  it("a closed mirror is no longer read", async () => {
+    await mirror.sync();
+    await mirror.close();
+    const metrics = await t.metrics();
+    expect(points(metrics.get("partner_orders.mirror.orders.open"))).toEqual([]);
+  });
+});
