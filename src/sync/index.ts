@@ -45,6 +45,8 @@ export type {
   MirrorStatus,
   MirrorStore,
   NewChange,
+  OrderCommit,
+  PageWrite,
   OrderMirrorOptions,
   RunOptions,
   StoredOrder,
