@@ -3,7 +3,8 @@
  * against the floor, each figure measured in one run against its baseline.
  *
  * (a) Store time of a first sync into a SQLite file against bare better-sqlite3 writing the same
- *     rows (WAL, one transaction per 200-order page, the values serialised as the mirror does).
+ *     rows into the same tables and indexes (WAL, one transaction per 200-order page, the values
+ *     serialised from objects as the mirror does).
  *     The mirror's store time is the time spent inside its store's calls, which on SQLite do all
  *     their work before they return (goal: at most 2x).
  * (b) First-sync wall time and client CPU per request against a bare `undici.request` loop making
@@ -154,20 +155,37 @@ async function bareSqlite(from: string, to: string): Promise<number> {
     list.push({ ...c, payload: JSON.parse(c.payload as string) });
     changes.set(c.order_number as number, list);
   }
+  const ids = new Map<number, string[]>();
+  for (const r of source.prepare("SELECT * FROM po_external_ids").all() as Row[]) {
+    const list = ids.get(r.order_number as number) ?? [];
+    list.push(r.external_id as string);
+    ids.set(r.order_number as number, list);
+  }
   source.close();
+  // The mirror's own tables and indexes, so the floor writes the same rows into the same layout.
+  const schema = new Database(from, { readonly: true });
+  const ddl = (
+    schema
+      .prepare(
+        "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND tbl_name IN ('po_orders', 'po_changes', 'po_external_ids') ORDER BY type DESC",
+      )
+      .all() as { sql: string }[]
+  ).map((r) => r.sql);
+  schema.close();
   const db = new Database(to);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  db.exec(`CREATE TABLE orders (order_number INTEGER PRIMARY KEY, site_id INTEGER, data TEXT,
-    items TEXT, shipments TEXT, closed INTEGER, unresolvable INTEGER, next_poll_at INTEGER,
-    seen_in_sweep INTEGER, status TEXT, updated_on TEXT, total TEXT, partner_order_id TEXT);
-    CREATE TABLE changes (id INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT, order_number INTEGER,
-    site_id INTEGER, observed_at TEXT, cause TEXT, payload TEXT, snapshot INTEGER);`);
+  for (const statement of ddl) db.exec(statement);
   const insertOrder = db.prepare(
-    "INSERT INTO orders VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    `INSERT INTO po_orders (order_number, site_id, data, items, shipments, closed, unresolvable,
+       next_poll_at, seen_in_sweep, status, updated_on, total, partner_order_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertChange = db.prepare(
-    "INSERT INTO changes (type, order_number, site_id, observed_at, cause, payload, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO po_changes (type, order_number, site_id, observed_at, cause, payload, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  );
+  const insertId = db.prepare(
+    "INSERT INTO po_external_ids (external_id, order_number) VALUES (?, ?)",
   );
   const page = db.transaction((rows: Row[]) => {
     for (const o of rows) {
@@ -186,6 +204,7 @@ async function bareSqlite(from: string, to: string): Promise<number> {
         o.total,
         o.partner_order_id,
       );
+      for (const id of ids.get(o.order_number as number) ?? []) insertId.run(id, o.order_number);
       for (const c of changes.get(o.order_number as number) ?? [])
         insertChange.run(
           c.type,
@@ -293,10 +312,14 @@ function child<T>(args: string[], env: Record<string, string> = {}): Promise<T> 
 
 /** The sandbox with `orders` orders in its own process; `stop` ends it. */
 async function server(orders: number): Promise<{ url: string; stop(): void }> {
-  const proc = spawn(process.execPath, ["--import", "tsx", resolve(HERE, "sync-store-server.ts")], {
-    env: { ...process.env, ORDERS: String(orders) },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  const proc = spawn(
+    process.execPath,
+    ["--max-old-space-size=8192", "--import", "tsx", resolve(HERE, "sync-store-server.ts")],
+    {
+      env: { ...process.env, ORDERS: String(orders) },
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
   const url = await new Promise<string>((resolvePromise, reject) => {
     let out = "";
     proc.stdout.on("data", (chunk) => {

@@ -83,7 +83,10 @@ describe.each(kinds)("a page written to the $name store", (kind) => {
     // What each commit was told is what the stream holds under that id.
     const stream = await s.changesAfter(ids[0] as number, 10);
     expect(stream.map((c) => [c.id, c.orderNumber])).toEqual(
-      written.flat().slice(1).map((c) => [c.id, c.orderNumber]),
+      written
+        .flat()
+        .slice(1)
+        .map((c) => [c.id, c.orderNumber]),
     );
     expect((await s.get(5))?.order.status).toBe("Shipped");
     expect((await s.get(7))?.seenInSweep).toBe(4);
