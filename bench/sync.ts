@@ -34,6 +34,7 @@ import { parseWebhook } from "partner-orders/webhooks";
 import { missedOrRepeated, runChaos } from "../test/support/chaos";
 import { startPostgres } from "../test/support/postgres";
 import { groupsPhase } from "./sync-groups";
+import { storePhase } from "./sync-store";
 
 const ORDERS = Number(process.env.SYNC_ORDERS ?? 10_000);
 const CHAOS_ORDERS = Number(process.env.SYNC_CHAOS_ORDERS ?? 2_000);
@@ -231,7 +232,8 @@ function timed(store: MirrorStore): MirrorStore & { elapsed(): number } {
 
 /**
  * SYNC_PHASES picks phases: unset or `all` runs every phase; `groups` runs only the consumer-group
- * phase (bench/sync-groups.ts) and rewrites only its section of results-sync.md.
+ * phase (bench/sync-groups.ts) and rewrites only its section of results-sync.md; `store` runs only
+ * the store-writes phase (bench/sync-store.ts), likewise.
  */
 const PHASES = new Set((process.env.SYNC_PHASES ?? "all").split(",").map((p) => p.trim()));
 const GROUPS_HEADING = "## Consumer groups on PostgreSQL (`SYNC_PHASES=groups npm run bench:sync`)";
@@ -251,6 +253,8 @@ async function writeGroups(rows: string[]): Promise<void> {
   writeFileSync(file, `${kept}\n\n${section}\n`);
 }
 
+if (PHASES.has("store")) await storePhase(progress);
+if (!PHASES.has("all") && !PHASES.has("groups")) process.exit(0);
 if (!PHASES.has("all")) {
   const postgres = await startPostgres();
   try {
@@ -382,4 +386,5 @@ writeFileSync(new URL("./results-sync.md", import.meta.url), `${lines.join("\n")
     await groupsServer.stop();
   }
 }
+await storePhase(progress);
 progress("wrote bench/results-sync.md");

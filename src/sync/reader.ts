@@ -1,9 +1,10 @@
 import { isProblem } from "../core/errors";
+import { PageBatch } from "./batch";
 import { ALL, type MirrorContext, type Parts } from "./context";
 import { decide, type Observation, sameJson } from "./diff";
 import { Failures } from "./failures";
 import { decodeFailure } from "./invalid";
-import type { Change, ChangeCause } from "./types";
+import type { Change, ChangeCause, MirrorStore } from "./types";
 import { storable } from "./values";
 
 type Row = Record<string, unknown>;
@@ -14,6 +15,8 @@ interface Source {
   listed?: Row;
   /** The stored order the sweep compared `listed` with (null: none was stored). */
   listedOver?: Row | null;
+  /** The page whose one transaction writes this read (a page of the list, a round of polls). */
+  batch?: PageBatch;
 }
 
 const PAGE = { items: 200, shipments: 50 } as const;
@@ -67,7 +70,16 @@ export class Reader {
     const queued = this.#queued.get(orderNumber);
     if (queued && joinable) {
       queued.parts = merge(queued.parts, parts);
+      from.batch?.detach();
       return queued.done;
+    }
+    // A read of a page waits for the whole page to be written: queued behind another read of its
+    // order (perhaps of another page, itself waiting) it would hold its own page up, so it
+    // commits on its own instead.
+    let batch = from.batch;
+    if (batch && this.#running.has(orderNumber)) {
+      batch.detach();
+      batch = undefined;
     }
     const entry: Queued = { parts, cause, done: Promise.resolve([]) };
     const before = this.#running.get(orderNumber) ?? Promise.resolve();
@@ -76,9 +88,12 @@ export class Reader {
       .then(nextTurn)
       .then(() => {
         if (this.#queued.get(orderNumber) === entry) this.#queued.delete(orderNumber);
-        const read = () => this.#read(orderNumber, entry.parts, entry.cause, from);
+        const read = (release: () => void) =>
+          this.#read(orderNumber, entry.parts, entry.cause, { ...from, batch }, release);
         const traced = this.#ctx.telemetry;
-        return this.#slots.run(traced ? () => traced.read(orderNumber, entry.cause, read) : read);
+        return this.#slots.run((release) =>
+          traced ? traced.read(orderNumber, entry.cause, () => read(release)) : read(release),
+        );
       });
     if (joinable) this.#queued.set(orderNumber, entry);
     // The map holds the settled form, and the entry is removed by comparing with that same promise.
@@ -106,28 +121,64 @@ export class Reader {
       // Small claims, so the processes of a fleet share the due orders instead of one taking all.
       const due = await store.claimDue(dueBy, concurrency * 4, clock.now() + openIntervalMs);
       if (due.length === 0) break;
-      await Promise.all(
-        due.map((n) =>
-          this.schedule(n, { order: false, items: true, shipments: true }, "poll").then(
-            () => {
-              polled++;
-            },
-            (error) =>
-              failures.add(`reading order ${n} failed`, error, "it is read again next round"),
-          ),
+      // The round's reads are written together, in one transaction.
+      const batch = new PageBatch(store);
+      const reads = due.map((n) =>
+        this.schedule(n, { order: false, items: true, shipments: true }, "poll", { batch }).then(
+          () => {
+            polled++;
+          },
+          (error) =>
+            failures.add(`reading order ${n} failed`, error, "it is read again next round"),
         ),
       );
+      await batch.seal(due.length);
+      await batch.write().catch(() => undefined);
+      await Promise.all(reads);
       failures.throwIfFatal();
       this.#ctx.report.progress();
     }
     return { polled, failed: failures.count };
   }
 
+  /**
+   * A read, and its commit: on its own, or with its page (`from.batch`), giving its slot back
+   * before it waits for the page to be written. Leaves the page when it has nothing to write.
+   */
   async #read(
     orderNumber: number,
     asked: Parts,
     cause: ChangeCause,
     from: Source,
+    release: () => void,
+  ): Promise<Change[]> {
+    const { batch } = from;
+    if (!batch)
+      return this.#observe(orderNumber, asked, cause, from, (n, decideFor) =>
+        this.#ctx.store.commit(n, decideFor),
+      );
+    let joined = false;
+    try {
+      return await this.#observe(orderNumber, asked, cause, from, (n, decideFor) => {
+        joined = true;
+        release();
+        return batch.join(n, decideFor);
+      });
+    } catch (error) {
+      if (!joined) batch.leave(error);
+      joined = true;
+      throw error;
+    } finally {
+      if (!joined) batch.leave();
+    }
+  }
+
+  async #observe(
+    orderNumber: number,
+    asked: Parts,
+    cause: ChangeCause,
+    from: Source,
+    commit: MirrorStore["commit"],
   ): Promise<Change[]> {
     const { client, store, clock, report } = this.#ctx;
     const { sweep } = from;
@@ -141,6 +192,7 @@ export class Reader {
     const parts = listed ? asked : stored?.order ? (from.listed ? ALL : asked) : ALL;
     const lines = parts.items && parts.shipments;
     const partnerOrderId = this.#ctx.partnerIds?.get(orderNumber);
+    let readAt = clock.now();
     const seen: Observation = {
       orderNumber,
       cause,
@@ -149,7 +201,7 @@ export class Reader {
       listed,
       // A read of part of an order (a webhook's) does not stand for a poll: the schedule stays.
       nextPollAt: (closed, wasClosed) =>
-        lines || !stored ? this.#nextPoll(closed, wasClosed) : stored.nextPollAt,
+        lines || !stored ? this.#nextPoll(closed, wasClosed, readAt) : stored.nextPollAt,
       ...(partnerOrderId === undefined ? {} : { partnerOrderId }),
     };
     try {
@@ -185,7 +237,9 @@ export class Reader {
       seen.items = undefined;
       seen.shipments = undefined;
     }
-    const changes = await store.commit(orderNumber, (current) => decide(current, seen));
+    // The next poll counts from the read, not from when its page is written.
+    readAt = clock.now();
+    const changes = await commit(orderNumber, (current) => decide(current, seen));
     if (partnerOrderId !== undefined) this.#ctx.partnerIds?.written(orderNumber, partnerOrderId);
     // Cleared only by a read of what can hold money that failed before: the items (and the order).
     if (parts.items) await this.#ctx.invalid.clear(orderNumber);
@@ -208,9 +262,9 @@ export class Reader {
   }
 
   /** Open orders every interval; a closed order once more after it closes, then only on demand. */
-  #nextPoll(closed: boolean, wasClosed: boolean | undefined): number | null {
+  #nextPoll(closed: boolean, wasClosed: boolean | undefined, readAt: number): number | null {
     if (closed && wasClosed === true) return null;
-    return this.#ctx.clock.now() + this.#ctx.openIntervalMs;
+    return readAt + this.#ctx.openIntervalMs;
   }
 }
 
@@ -235,15 +289,22 @@ class Semaphore {
   constructor(size: number) {
     this.#free = size;
   }
-  async run<T>(task: () => PromiseLike<T> | T): Promise<T> {
+  /** Runs `task` in a slot; `release` gives the slot back early (once; the end is a no-op then). */
+  async run<T>(task: (release: () => void) => PromiseLike<T> | T): Promise<T> {
     if (this.#free > 0) this.#free--;
     else await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    try {
-      return await task();
-    } finally {
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
       const next = this.#waiting.shift();
       if (next) next();
       else this.#free++;
+    };
+    try {
+      return await task(release);
+    } finally {
+      release();
     }
   }
 }

@@ -1,8 +1,10 @@
 import { isProblem } from "../core/errors";
+import { PageBatch } from "./batch";
 import { ALL, codeOf, LINES, type MirrorContext, STATUS } from "./context";
 import { sameJson } from "./diff";
 import { MirrorError, SweepHeldError } from "./errors";
 import { Failures } from "./failures";
+import { fatalError } from "./fatal";
 import { fieldOf } from "./invalid";
 import type { Reader } from "./reader";
 import { STREAM } from "./stores/schema";
@@ -193,7 +195,9 @@ export class Sweeper {
       : Number((await store.getCheckpoint("sweep:last")) ?? 0) + 1;
     await store.setCheckpoint("sweep:current", String(sweep));
     for (const siteId of siteIds)
-      await this.walkSite(siteId, "sweep", signal, (page) => this.#storePage(page, sweep));
+      await this.walkSite(siteId, "sweep", signal, (page, next) =>
+        this.#storePage(page, sweep, next),
+      );
     // Stored orders the list no longer shows: read each; a 404 flags it, never deletes it.
     const unseen = await store.unseen(sweep);
     const failures = new Failures(this.#ctx);
@@ -223,12 +227,13 @@ export class Sweeper {
   /**
    * Walks `GET /v1/orders` of one site (or all) to the end under the lease, from the cursor stored
    * under `prefix`, handing each page to `onPage` and checkpointing the next cursor once it is done.
+   * `onPage` may write the checkpoint `next` in the page's own transaction, and says so (true).
    */
   async walkSite(
     siteId: number | undefined,
     prefix: "sweep" | "resync",
     signal: AbortSignal | undefined,
-    onPage: (page: ListPage) => Promise<void>,
+    onPage: (page: ListPage, next: { name: string; value: string | null }) => Promise<unknown>,
   ): Promise<void> {
     const { store, clock, report } = this.#ctx;
     const name = `${prefix}:cursor:${siteId ?? "all"}`;
@@ -267,18 +272,21 @@ export class Sweeper {
         continue;
       }
       report.pages++;
-      await onPage(page);
+      const next =
+        page.nextCursor === null || followed.has(page.nextCursor) ? null : page.nextCursor;
+      // Written with the page (true): a crash leaves the page with its checkpoint, or neither.
+      const written = (await onPage(page, { name, value: next })) === true;
       report.progress();
       // The process that took the lease over moves the checkpoint from here on.
       if (this.#lost) throw leaseTaken();
       // Only once every order of the page is stored: a crash resumes at this page, never after it.
       if (page.nextCursor === null) {
-        await store.setCheckpoint(name, null);
+        if (!written) await store.setCheckpoint(name, null);
         return;
       }
       if (followed.has(page.nextCursor)) {
         // Starting over next time is all that can be done; the checkpoint must not hold the cycle.
-        await store.setCheckpoint(name, null);
+        if (!written) await store.setCheckpoint(name, null);
         throw new MirrorError(
           "cursor_cycle",
           `GET /v1/orders gave a cursor it had already given in this sweep${site(siteId)}, after ${followed.size} pages: the list would never end.`,
@@ -287,41 +295,67 @@ export class Sweeper {
       }
       followed.add(page.nextCursor);
       cursor = page.nextCursor;
-      await store.setCheckpoint(name, cursor);
+      if (!written) await store.setCheckpoint(name, cursor);
       if (!(await this.#renew())) throw leaseTaken();
     }
   }
 
-  /** Stores one page: unchanged rows are marked seen, the others read, bad rows kept out. */
-  async #storePage(page: ListPage, sweep: number): Promise<void> {
+  /**
+   * Stores one page: unchanged rows are marked seen, the others read, bad rows kept out. What the
+   * page writes goes in one transaction, with the walk's checkpoint `next` when the page holds all
+   * of its effect (true), so a crash resumes at this page or after it, never half of it.
+   */
+  async #storePage(
+    page: ListPage,
+    sweep: number,
+    next: { name: string; value: string | null },
+  ): Promise<boolean> {
     const { store } = this.#ctx;
     await this.keepOut(page);
     const unchanged: number[] = [];
     const reads: Promise<unknown>[] = [];
     const failures = new Failures(this.#ctx);
-    for (const [n, order] of this.listedOrders(page)) {
-      const stored = await store.get(n);
-      if (stored && !stored.unresolvable && sameJson(stored.order, order)) unchanged.push(n);
-      else
-        reads.push(
-          this.#reader
-            // The row the list showed is used only if nothing wrote the order since it was
-            // compared: a webhook's newer read must not be overwritten by an older list row.
-            .schedule(n, LINES, "sweep", {
-              sweep,
-              listed: order,
-              listedOver: stored?.order ?? null,
-            })
-            .catch((error) =>
-              // Not stored, so the next sweep sees it changed again and reads it then.
-              failures.add(`reading order ${n} failed`, error, "it is read again next sweep"),
-            )
-            .then(() => this.keepLease()),
-        );
+    // Renewed as the reads come in, so a slow page never lets another process take the sweep.
+    const batch = new PageBatch(store, () => void this.keepLease());
+    try {
+      for (const [n, order] of this.listedOrders(page)) {
+        const stored = await store.get(n);
+        if (stored && !stored.unresolvable && sameJson(stored.order, order)) unchanged.push(n);
+        else
+          reads.push(
+            this.#reader
+              // The row the list showed is used only if nothing wrote the order since it was
+              // compared: a webhook's newer read must not be overwritten by an older list row.
+              .schedule(n, LINES, "sweep", {
+                sweep,
+                listed: order,
+                listedOver: stored?.order ?? null,
+                batch,
+              })
+              .catch((error) => {
+                // The page's write failed: said once, below, not once per order.
+                if (error === batch.failure) return;
+                // Not stored, so the next sweep sees it changed again and reads it then.
+                failures.add(`reading order ${n} failed`, error, "it is read again next sweep");
+              }),
+          );
+      }
+    } catch (error) {
+      // The store failed before the page was whole: reads already under way must not wait for a
+      // write that never comes (they would hold their orders for good).
+      batch.abandon(error);
+      throw error;
     }
-    await store.markSeen(unchanged, sweep);
+    await batch.seal(reads.length);
+    // Not past a failure no retry mends, nor once another process took the sweep over.
+    const whole = batch.detached === 0 && !batch.errors.some((e) => fatalError(e)) && !this.#lost;
+    await batch.write({
+      seen: { orderNumbers: unchanged, sweep },
+      ...(whole ? { checkpoint: next } : {}),
+    });
     await Promise.all(reads);
     failures.throwIfFatal();
+    return whole;
   }
 
   /** Keeps out, named in logs and `status()`, the rows of a page the client could not decode. */

@@ -402,6 +402,37 @@ export interface Commit {
   changes: NewChange[];
 }
 
+/** One order's read-decide-write among the others of a {@link PageWrite}. */
+export interface OrderCommit {
+  /** The order read, locked and written. */
+  orderNumber: number;
+  /** As for `MirrorStore.commit`: the new row and changes from the stored row, or none. */
+  decide: (current: StoredOrder | undefined) => Commit | undefined;
+}
+
+/**
+ * Everything one page of the list (or one round of polls) writes, committed in one transaction:
+ * after a crash the store holds the whole page with its checkpoint, or none of it.
+ */
+export interface PageWrite {
+  /** The orders read, each decided against its stored row in the transaction, in this order. */
+  commits: OrderCommit[];
+  /** Orders the list showed unchanged, marked seen in `sweep` (as `markSeen`). */
+  seen?: {
+    /** The orders to mark. */
+    orderNumbers: number[];
+    /** The sweep that saw them. */
+    sweep: number;
+  };
+  /** A checkpoint set (or, with null, cleared) with the page: the walk's next cursor. */
+  checkpoint?: {
+    /** The checkpoint's name. */
+    name: string;
+    /** Its new value; null clears it. */
+    value: string | null;
+  };
+}
+
 /**
  * Where the mirror keeps its state. Every write of state goes with its changes in one transaction
  * (`commit`), and change ids increase in commit order, so a consumer reading by id misses none.
@@ -439,6 +470,12 @@ export interface MirrorStore {
     orderNumber: number,
     decide: (current: StoredOrder | undefined) => Commit | undefined,
   ): Promise<Change[]>;
+  /**
+   * `commit` for many orders at once, with the page's marks and checkpoint, in one transaction (one
+   * lock per order, taken in order-number order). Returns each commit's changes as written, in the
+   * order of `page.commits`; change ids increase in that order.
+   */
+  commitPage(page: PageWrite): Promise<Change[][]>;
   /** The stored row of an order; undefined when never stored. */
   get(orderNumber: number): Promise<StoredOrder | undefined>;
   /**

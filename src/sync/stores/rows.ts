@@ -77,9 +77,15 @@ export function rowToOrder(row: OrderRow): StoredOrder {
 
 /** The columns of a change, its payload being everything but the common fields. */
 export function changeToRow(change: NewChange): unknown[] {
+  const { type, orderNumber, siteId, observedAt, cause } = change;
+  return [type, orderNumber, siteId, observedAt, cause, JSON.stringify(changePayload(change))];
+}
+
+/** A change's payload: everything but the columns of its own. */
+export function changePayload(change: NewChange): Record<string, unknown> {
   const { type, orderNumber, siteId, observedAt, cause, snapshot, ...payload } =
     change as NewChange & Record<string, unknown>;
-  return [type, orderNumber, siteId, observedAt, cause, JSON.stringify(payload)];
+  return payload;
 }
 
 /**

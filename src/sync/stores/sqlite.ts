@@ -1,122 +1,21 @@
 import { hostname } from "node:os";
 import { PartnerOrdersError } from "../../core/errors";
-import {
-  MirrorError,
-  SchemaVersionError,
-  type StoreAccount,
-  StoreAccountError,
-  StoreLockedError,
-} from "../errors";
+import { MirrorError, type StoreAccount, StoreAccountError, StoreLockedError } from "../errors";
 import { holderIsDead, holderProcess } from "../holder";
-import type { Change, MirrorStore } from "../types";
-import { orderColumnsV3Sqlite } from "./order-columns";
-import { backfillSqlite, queryOrdersSqlite, writeExternalIdsSqlite } from "./order-sqlite";
+import type { MirrorStore } from "../types";
+import { queryOrdersSqlite } from "./order-sqlite";
+import { type ChangeRow, type OrderRow, rowToChange, rowToOrder } from "./rows";
+import { parseAccount, sameAccount, validAccount } from "./schema";
 import {
-  type ChangeRow,
-  changeToRow,
-  type OrderRow,
-  orderToRow,
-  rowToChange,
-  rowToOrder,
-  snapshotCandidate,
-} from "./rows";
-import {
-  checkColumns,
-  consumerGroupsV3,
-  EXPECTED_COLUMNS,
-  MIRROR_SCHEMA_VERSION,
-  parseAccount,
-  sameAccount,
-  validAccount,
-} from "./schema";
-import { backfilling, changeStreamV3, sqliteStream } from "./sqlite-stream";
-
-/** The part of better-sqlite3 the store uses; typed here so no declaration needs the package. */
-interface Database {
-  pragma(source: string, options?: { simple?: boolean }): unknown;
-  exec(source: string): unknown;
-  prepare(source: string): Statement;
-  transaction<A extends unknown[], R>(fn: (...args: A) => R): Transaction<A, R>;
-  close(): unknown;
-}
-interface Transaction<A extends unknown[], R> {
-  (...args: A): R;
-  immediate(...args: A): R;
-}
-interface Statement {
-  run(...params: unknown[]): { lastInsertRowid: number | bigint; changes: number };
-  get(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-}
-
-/** The tables at the current version, for a new file. */
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS po_orders (
-  order_number INTEGER PRIMARY KEY,
-  site_id INTEGER NOT NULL,
-  data TEXT NOT NULL,
-  items TEXT,
-  shipments TEXT,
-  closed INTEGER NOT NULL,
-  unresolvable INTEGER NOT NULL,
-  next_poll_at INTEGER,
-  seen_in_sweep INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS po_orders_due ON po_orders (next_poll_at);
-CREATE TABLE IF NOT EXISTS po_changes (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  type TEXT NOT NULL,
-  order_number INTEGER NOT NULL,
-  site_id INTEGER NOT NULL,
-  observed_at TEXT NOT NULL,
-  cause TEXT NOT NULL,
-  payload TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS po_checkpoints (name TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS po_consumers (name TEXT PRIMARY KEY, position INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS po_leases (
-  name TEXT PRIMARY KEY,
-  holder TEXT NOT NULL,
-  since INTEGER NOT NULL DEFAULT 0,
-  expires_at INTEGER NOT NULL
-);
-${versionTwoTables()}
-`;
-
-/** Tables version 2 adds: the account and the process that writes. */
-function versionTwoTables(): string {
-  return `
-CREATE TABLE IF NOT EXISTS po_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS po_writer (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  holder TEXT NOT NULL,
-  pid INTEGER NOT NULL,
-  host TEXT NOT NULL,
-  since INTEGER NOT NULL
-);`;
-}
-
-/** Version 1 to 2, in the transaction that sets the new version. */
-function migrateFromOne(now: number): string {
-  // A lease taken before leases recorded their start: the migration is the earliest start known.
-  return `
-ALTER TABLE po_leases ADD COLUMN since INTEGER NOT NULL DEFAULT 0;
-UPDATE po_leases SET since = ${Math.trunc(now)};
-${versionTwoTables()}`;
-}
-
-const COLUMNS = { ...EXPECTED_COLUMNS, po_writer: ["holder", "pid", "host", "since"] };
-
-const UPSERT = `INSERT INTO po_orders
-  (order_number, site_id, data, items, shipments, closed, unresolvable, next_poll_at, seen_in_sweep,
-   status, updated_on, total, partner_order_id)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  ON CONFLICT (order_number) DO UPDATE SET site_id = excluded.site_id, data = excluded.data,
-  items = excluded.items, shipments = excluded.shipments, closed = excluded.closed,
-  unresolvable = excluded.unresolvable, next_poll_at = excluded.next_poll_at,
-  seen_in_sweep = MAX(po_orders.seen_in_sweep, excluded.seen_in_sweep),
-  status = excluded.status, updated_on = excluded.updated_on, total = excluded.total,
-  partner_order_id = COALESCE(excluded.partner_order_id, po_orders.partner_order_id)`;
+  type Database,
+  loadDriver,
+  prepareSchemaSqlite,
+  type Statement,
+  schemaVersionOf,
+  type Transaction,
+} from "./sqlite-schema";
+import { sqliteStream } from "./sqlite-stream";
+import { sqliteWrites } from "./sqlite-writes";
 
 /**
  * The mirror's embedded store: one SQLite file (or `":memory:"`), on better-sqlite3, an optional peer
@@ -156,52 +55,18 @@ export function sqliteStore(path: string): MirrorStore {
     }
     return statement;
   };
+  /** One transaction function per open file, built once, that runs what it is given. */
+  let runner: { database: Database; run: Transaction<[() => unknown], unknown> } | undefined;
   /**
    * A transaction that writes: BEGIN IMMEDIATE, so it holds the write lock from its first read. A
    * deferred one would read, then fail to upgrade with SQLITE_BUSY_SNAPSHOT when another
    * connection (a consumer storing its position) wrote in between.
    */
-  const write = <R>(fn: () => R): R => open().transaction(fn).immediate();
-  // SQLite stores booleans as 0/1.
-  const bind = (values: unknown[]) => values.map((v) => (typeof v === "boolean" ? Number(v) : v));
-  const version = (database: Database) => Number(database.pragma("user_version", { simple: true }));
-  const hasTable = (database: Database, name: string) =>
-    database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !==
-    undefined;
-
-  /** Creates or migrates the tables; a file already at this version is only read. */
-  const prepareSchema = async (database: Database) => {
-    const found = version(database);
-    if (found > MIRROR_SCHEMA_VERSION) {
-      throw new SchemaVersionError(found, MIRROR_SCHEMA_VERSION, where);
-    }
-    if (found < MIRROR_SCHEMA_VERSION) {
-      database
-        .transaction(() => {
-          // Looked at again under the write lock: another process may have migrated meanwhile.
-          const now = version(database);
-          if (now > MIRROR_SCHEMA_VERSION)
-            throw new SchemaVersionError(now, MIRROR_SCHEMA_VERSION, where);
-          if (now === MIRROR_SCHEMA_VERSION) return;
-          // Files from before versions were recorded say 0; their tables are version 1. A new file
-          // gets the version 2 tables, then each later step as an older file does, all in this one
-          // transaction.
-          const from = now === 0 && hasTable(database, "po_orders") ? 1 : now;
-          if (from === 0) database.exec(SCHEMA);
-          if (from === 1) database.exec(migrateFromOne(Date.now()));
-          if (from < 3) {
-            database.exec(orderColumnsV3Sqlite());
-            backfillSqlite(database);
-            database.exec(changeStreamV3());
-            database.exec(consumerGroupsV3("sqlite", { consumerOrders: "", changes: "" }));
-          }
-          database.pragma(`user_version = ${MIRROR_SCHEMA_VERSION}`);
-        })
-        .immediate();
-    }
-    await checkColumns(where, COLUMNS, (table) =>
-      (database.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name),
-    );
+  const write = <R>(fn: () => R): R => {
+    const database = open();
+    if (runner?.database !== database)
+      runner = { database, run: database.transaction((work: () => unknown) => work()) };
+    return runner.run.immediate(fn) as R;
   };
 
   return {
@@ -219,7 +84,7 @@ export function sqliteStore(path: string): MirrorStore {
           database.pragma("synchronous = NORMAL");
         }
         database.pragma("busy_timeout = 5000");
-        await prepareSchema(database);
+        await prepareSchemaSqlite(database, where);
       } catch (error) {
         database?.close();
         if (error instanceof MirrorError) throw error;
@@ -269,27 +134,9 @@ export function sqliteStore(path: string): MirrorStore {
       const row = sql("SELECT value FROM po_meta WHERE name = 'account'").get() as
         | { value: string }
         | undefined;
-      return { schemaVersion: version(open()), account: parseAccount(row?.value) };
+      return { schemaVersion: schemaVersionOf(open()), account: parseAccount(row?.value) };
     },
-    async commit(orderNumber, decide) {
-      return write(() => {
-        const row = sql("SELECT * FROM po_orders WHERE order_number = ?").get(orderNumber);
-        const current = row ? rowToOrder(row as OrderRow) : undefined;
-        const decided = decide(current);
-        if (!decided) return [] as Change[];
-        sql(UPSERT).run(...bind(orderToRow(decided.next)));
-        writeExternalIdsSqlite(sql, current, decided.next);
-        const insert = sql(
-          "INSERT INTO po_changes (type, order_number, site_id, observed_at, cause, payload, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        );
-        const first = decided.changes.length > 0 && backfilling(sql);
-        return decided.changes.map((change) => {
-          const snapshot = first && snapshotCandidate(change);
-          const id = Number(insert.run(...changeToRow(change), Number(snapshot)).lastInsertRowid);
-          return { ...change, id, snapshot } as Change;
-        });
-      });
-    },
+    ...sqliteWrites(open),
     async get(orderNumber) {
       const row = sql("SELECT * FROM po_orders WHERE order_number = ?").get(orderNumber);
       return row ? rowToOrder(row as OrderRow) : undefined;
@@ -410,25 +257,11 @@ export function sqliteStore(path: string): MirrorStore {
         if (db && claimed !== undefined) sql("DELETE FROM po_writer WHERE holder = ?").run(claimed);
       } finally {
         claimed = undefined;
+        runner = undefined;
         statements.clear();
         db?.close();
         db = undefined;
       }
     },
   };
-}
-
-type Driver = new (path: string) => Database;
-
-/** better-sqlite3 is an optional peer dependency: only partners using the SQLite store install it. */
-async function loadDriver(): Promise<Driver> {
-  try {
-    const loaded = (await import("better-sqlite3")) as unknown as { default?: Driver };
-    return (loaded.default ?? loaded) as Driver;
-  } catch (cause) {
-    throw new PartnerOrdersError(
-      "sqliteStore needs the better-sqlite3 package, an optional peer dependency of partner-orders: run `npm install better-sqlite3`.",
-      { cause },
-    );
-  }
 }
