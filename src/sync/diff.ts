@@ -33,7 +33,11 @@ export interface Observation {
    * Epoch ms; the mirror's schedule for the order's next poll, computed by the caller from whether
    * it is closed (and was), the row as it will be stored and whether this read changed anything.
    */
-  nextPollAt: (closed: boolean, wasClosed: boolean | undefined, after: ReadOutcome) => number | null;
+  nextPollAt: (
+    closed: boolean,
+    wasClosed: boolean | undefined,
+    after: ReadOutcome,
+  ) => number | null;
   sweep?: number;
   /** The partner's id of the order, when the mirror learnt it (an event, a submission). */
   partnerOrderId?: string;

@@ -80,7 +80,10 @@ export class OrderMirror {
     // Warnings reach stderr unless the partner routes them: a mirror in trouble is never silent.
     const log = createLog(options.logger ?? console, "warn");
     const store = options.store;
-    const openIntervalMs = positive(options.openOrderIntervalMs ?? 5 * 60_000, "openOrderIntervalMs");
+    const openIntervalMs = positive(
+      options.openOrderIntervalMs ?? 5 * 60_000,
+      "openOrderIntervalMs",
+    );
     const ctx: MirrorContext = {
       client: options.client,
       store,

@@ -149,7 +149,9 @@ export class Reader {
       listed,
       // A read of part of an order (a webhook's) does not stand for a poll: the schedule stays.
       nextPollAt: (closed, wasClosed, after) =>
-        lines || !stored ? this.#nextPoll(orderNumber, closed, wasClosed, after) : stored.nextPollAt,
+        lines || !stored
+          ? this.#nextPoll(orderNumber, closed, wasClosed, after)
+          : stored.nextPollAt,
       ...(partnerOrderId === undefined ? {} : { partnerOrderId }),
     };
     try {

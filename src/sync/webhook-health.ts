@@ -108,7 +108,9 @@ export interface HealthLimits {
 export function silenceLimitMs(record: EventRecord, limits: HealthLimits): number {
   if (record.count < 2 || record.last <= record.first) return limits.maxIntervalMs;
   const meanGap = (record.last - record.first) / (record.count - 1);
-  return Math.min(RATE_WINDOW_MS, Math.max(limits.openIntervalMs, meanGap * SILENCE_ODDS));
+  return Math.round(
+    Math.min(RATE_WINDOW_MS, Math.max(limits.openIntervalMs, meanGap * SILENCE_ODDS)),
+  );
 }
 
 /** The verdict at `now` on the stored records. */
@@ -133,7 +135,8 @@ export function assess(
     silenceLimitMs: limit,
     lastUnannounced,
   };
-  if (miss && now - miss.at < RECOVER_MS) return { state: "degraded", reason: "unannounced", ...base };
+  if (miss && now - miss.at < RECOVER_MS)
+    return { state: "degraded", reason: "unannounced", ...base };
   if (now - events.last > limit) return { state: "degraded", reason: "silence", ...base };
   return { state: "healthy", reason: null, ...base };
 }
@@ -157,7 +160,9 @@ function parse(text: string | null): Record<string, unknown> | undefined {
   if (text === null) return undefined;
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
+    return typeof value === "object" && value !== null
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -166,7 +171,8 @@ function parse(text: string | null): Record<string, unknown> | undefined {
 /** The stored {@link EventRecord}; undefined when absent or not of its shape. */
 export function parseEvents(text: string | null): EventRecord | undefined {
   const v = parse(text);
-  if (!v || !isTime(v.first) || !isTime(v.last) || !isTime(v.count) || v.count < 1) return undefined;
+  if (!v || !isTime(v.first) || !isTime(v.last) || !isTime(v.count) || v.count < 1)
+    return undefined;
   return { first: v.first, last: v.last, count: v.count };
 }
 
