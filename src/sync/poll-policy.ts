@@ -138,10 +138,11 @@ export class PollPolicy {
     const first = changes[0];
     if (!first) return;
     const now = this.#s.clock.now();
+    // A newly seen order's dates tell its age; the rest of its past was never watched.
+    if (changes.some((c) => c.type === "order.added" || c.type === "order.restored")) return;
     this.#changedAt.delete(first.orderNumber);
     this.#changedAt.set(first.orderNumber, now);
-    if (this.#changedAt.size > REMEMBERED) this.#forgetOld(this.#changedAt);
-    if (changes.some((c) => c.type === "order.added" || c.type === "order.restored")) return;
+    this.#forgetOld(this.#changedAt);
     let unannounced: Change | undefined;
     for (const change of changes) {
       const kind = announceable(change);

@@ -28,6 +28,9 @@ function event(orderNumber: number, type = "order.status_changed", id = "e1"): W
   } as WebhookEvent;
 }
 
+/** An order placed now (its date is how the policy knows it is young). */
+const placedNow = (h: MirrorHarness) => ({ placedOn: new Date(h.clock.now()).toISOString() });
+
 /** Moves the clock on and runs one pass; resolves with order `n`'s next poll, from now. */
 async function passAfter(h: MirrorHarness, ms: number, n = 1): Promise<number | null> {
   h.clock.advance(ms);
@@ -77,7 +80,7 @@ describe("OrderMirror: polling follows webhook health", () => {
 
   it("once webhooks arrive, a quiet order is polled less and less often, up to maxOpenOrderIntervalMs", async () => {
     const h = harness({ maxOpenOrderIntervalMs: 30 * MIN });
-    h.service.add(1).add(2);
+    h.service.add(1, placedNow(h)).add(2);
     await h.mirror.sync();
     await h.mirror.handleEvent(event(2));
     const status = await h.mirror.status();
@@ -98,12 +101,13 @@ describe("OrderMirror: polling follows webhook health", () => {
 
   it("a status change the sweep finds with no webhook brings polling back to openOrderIntervalMs", async () => {
     const h = harness();
-    h.service.add(1).add(2);
+    const placed = placedNow(h);
+    h.service.add(1, placed).add(2, placed);
     await h.mirror.sync();
     await h.mirror.handleEvent(event(2));
     expect(await passAfter(h, 5 * MIN)).toBe(5 * MIN);
     expect(await passAfter(h, 5 * MIN)).toBe(10 * MIN);
-    h.service.add(1, { status: "Shipped" });
+    h.service.add(1, { ...placed, status: "Shipped" });
     expect(await passAfter(h, 15 * MIN)).toBe(5 * MIN);
     // Order 2, relaxed to 10 min, is polled again now and then every 5 min.
     expect(await passAfter(h, 0, 2)).toBe(5 * MIN);
