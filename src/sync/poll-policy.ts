@@ -146,8 +146,8 @@ export class PollPolicy {
     let unannounced: Change | undefined;
     for (const change of changes) {
       const kind = announceable(change);
-      if (!kind || change.cause === "webhook") continue;
-      if (change.cause !== "poll" && change.cause !== "sweep") continue;
+      // A webhook's own read, refresh() and resync() are not polls: only what polls and sweeps find.
+      if (!kind || (change.cause !== "poll" && change.cause !== "sweep")) continue;
       if (this.#takeAnnouncement(change.orderNumber, kind, now)) continue;
       unannounced ??= change;
     }
