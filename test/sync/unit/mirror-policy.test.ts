@@ -128,7 +128,10 @@ describe("OrderMirror: polling follows webhook health", () => {
     h.service.add(1, { status: "Shipped" });
     await h.mirror.handleEvent(event(1));
     expect(await passAfter(h, 5 * MIN)).toBe(5 * MIN);
-    expect((await h.mirror.status()).webhookHealth.state).toBe("healthy");
+    expect(await h.mirror.status()).toMatchObject({
+      webhookHealth: { state: "healthy" },
+      pollIntervalMs: HOUR, // maxOpenOrderIntervalMs's default
+    });
   });
 
   it('"fixed" polls every open order every openOrderIntervalMs, webhooks or not', async () => {

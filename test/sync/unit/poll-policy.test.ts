@@ -69,8 +69,12 @@ const statusChanged = (n: number, cause = "poll") =>
   found("order.changed", n, cause, { fields: ["status"], previous: { status: "Open" } });
 
 /** The next poll of an order quiet since forever (no dates, never seen changing) minus now. */
-const quietWait = (policy: PollPolicy, clock: TestClock, n = 1, order: object = {}) =>
-  policy.nextPollAt({ orderNumber: n, order, shipments: [], changed: false }) - clock.now();
+const quietWait = (
+  policy: PollPolicy,
+  clock: TestClock,
+  n = 1,
+  order: Record<string, unknown> = {},
+) => policy.nextPollAt({ orderNumber: n, order, shipments: [], changed: false }) - clock.now();
 
 describe("poll policy: webhook health decides the interval", () => {
   it("never relaxes without webhooks: every open order every openOrderIntervalMs", async () => {
