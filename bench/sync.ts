@@ -33,6 +33,7 @@ import { createSandbox, createWorld, type Sandbox } from "partner-orders/testing
 import { parseWebhook } from "partner-orders/webhooks";
 import { missedOrRepeated, runChaos } from "../test/support/chaos";
 import { startPostgres } from "../test/support/postgres";
+import { delays, floorOf, lengthsOf, newChanges, spreadOf, type WorldChange } from "./sync-cost";
 import { groupsPhase } from "./sync-groups";
 import { storePhase } from "./sync-store";
 
@@ -106,12 +107,18 @@ async function idle(sandbox: Sandbox, asleep: () => boolean) {
   }
 }
 
-/** Runs the mirror's run() loop over `days` of simulated time, one minute at a time. */
+/**
+ * Runs the mirror's run() loop over `days` of simulated time, one minute at a time, the world
+ * making one change every 10 minutes. The measured day starts after the first sync and the hour
+ * after it (their cost is reported apart, as `warmup`). `drop` is the share of webhooks lost.
+ */
 async function simulate(options: {
   total: number;
   open: number;
   days: number;
   webhooks: boolean;
+  /** Share of webhook deliveries dropped (seeded), when `webhooks`. */
+  drop?: number;
   /** run() loops sharing one PostgreSQL mirror; without, one loop on an in-memory SQLite store. */
   fleet?: { workers: number; postgresUrl: string };
 }) {
@@ -127,16 +134,19 @@ async function simulate(options: {
   // Every run() loop and the changes() loop below.
   const asleep = () => time.sleeping() >= mirrors.length + 1;
   const mirror = mirrors[0] as OrderMirror;
+  const dropped = seeded(7);
   if (options.webhooks) {
     sandbox.webhooks.register({
       url: "https://partner.example/hooks",
       fetch: async (request) => {
-        await mirror.handleEvent(parseWebhook(await request.text()));
+        const event = parseWebhook(await request.text());
+        if (dropped() >= (options.drop ?? 0)) await mirror.handleEvent(event);
         return new Response(null, { status: 204 });
       },
     });
   }
   await mirror.sync();
+  const firstSync = apiRequests(sandbox);
   sandbox.resetCounters();
   const changes: Change[] = [];
   const stop = new AbortController();
@@ -147,22 +157,38 @@ async function simulate(options: {
   await idle(sandbox, asleep);
   // When each shipment shipped in the world, to measure how long the mirror took to report it.
   const shippedAt = new Map<string, number>();
-  for (let minute = 0; minute < options.days * 24 * 60; minute++) {
-    if (minute % 10 === 0) {
-      const before = world.history.shipped.length;
-      await world.step(1);
-      for (const key of world.history.shipped.slice(before))
-        shippedAt.set(key, sandbox.clock.now());
-      await sandbox.webhooks.settled();
+  const made: WorldChange[] = [];
+  const live = async (minutes: number, offset: number) => {
+    for (let minute = offset; minute < offset + minutes; minute++) {
+      if (minute % 10 === 0) {
+        const before = lengthsOf(world.history);
+        await world.step(1);
+        made.push(...newChanges(world.history, before, sandbox.clock.now()));
+        for (const key of world.history.shipped.slice(before.shipped))
+          shippedAt.set(key, sandbox.clock.now());
+        await sandbox.webhooks.settled();
+      }
+      sandbox.clock.advance(MINUTE);
+      await idle(sandbox, asleep);
     }
-    sandbox.clock.advance(MINUTE);
-    await idle(sandbox, asleep);
-  }
+  };
+  await live(60, 0);
+  const warmup = firstSync + apiRequests(sandbox);
+  sandbox.resetCounters();
+  made.length = 0;
+  shippedAt.clear();
+  await live(options.days * 24 * 60, 60);
+  const requests = apiRequests(sandbox);
+  // Changes made near the end get an hour to be reported (nothing else is counted meanwhile).
+  await live(60, 60 + options.days * 24 * 60);
   stop.abort();
   await running;
   await watching;
-  const requests = apiRequests(sandbox);
-  const delays = changes
+  const health = (await mirror.status()).webhookHealth;
+  const dayChanges = made.filter((w) => w.at < sandbox.clock.now() - 60 * MINUTE);
+  const kinds = delays(dayChanges, changes);
+  const listPages = Math.ceil((options.total + world.history.placed.length - options.open) / 200);
+  const delaysOf = changes
     .filter((c) => c.type === "shipment.shipped")
     .map((c) => {
       const key = `${c.orderNumber}:${(c as Change & { type: "shipment.shipped" }).shipment.shipmentNumber}`;
@@ -188,12 +214,66 @@ async function simulate(options: {
   await sandbox.close();
   return {
     perDay: requests / options.days,
+    floorPerDay: floorOf(listPages, dayChanges) / options.days,
+    warmup,
+    worldChanges: dayChanges.length,
+    changedOrders: new Set(dayChanges.map((w) => w.orderNumber)).size,
+    kinds,
+    health: health.state,
     naivePerDay: naivePerPass * (DAY / OPEN_INTERVAL),
-    maxDelay: delays.length ? Math.max(...delays) : Number.NaN,
+    maxDelay: delaysOf.length ? Math.max(...delaysOf) : Number.NaN,
     shipped: shippedAt.size,
     missed: missed.length,
   };
 }
+
+/** A seeded generator in [0, 1), so a world drops the same webhooks run after run. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** The worlds of the cost phase; `SYNC_WORLDS` (e.g. `delivered,dropped`) runs some of them. */
+const WORLDS = [
+  { id: "delivered", name: "webhooks delivered", drop: 0 },
+  { id: "dropped30", name: "30 % of webhooks dropped", drop: 0.3 },
+  { id: "dropped", name: "every webhook dropped", drop: 1 },
+];
+
+/** One world's figures as a row of the cost table. */
+function costRow(name: string, r: Simulated): string {
+  return `| ${name} | ${Math.round(r.perDay)} | ${Math.round(r.floorPerDay)} | ${(r.perDay / r.floorPerDay).toFixed(2)}x | ${r.warmup} | ${spreadOf(r.kinds.announced)} | ${spreadOf(r.kinds.other)} | ${r.kinds.missed.length} | ${r.health} |`;
+}
+
+/** The cost phase: one simulated day in each of three worlds, as report lines. */
+async function costPhase(): Promise<{ lines: string[]; lost?: Simulated; delivered?: Simulated }> {
+  const open = Math.round(ORDERS * 0.02);
+  const picked = (process.env.SYNC_WORLDS ?? "delivered,dropped30,dropped").split(",");
+  const worlds = WORLDS.filter((w) => picked.includes(w.id));
+  const results = new Map<string, Simulated>();
+  const rows: string[] = [];
+  for (const w of worlds) {
+    progress(`cost: ${ORDERS} orders, 2 % open, one simulated day, ${w.name}`);
+    const r = await simulate({ total: ORDERS, open, days: 1, webhooks: true, drop: w.drop });
+    results.set(w.id, r);
+    rows.push(costRow(w.name, r));
+    console.log(rows.at(-1));
+  }
+  const first = [...results.values()][0] as Simulated;
+  const lines = [
+    "| world | requests/day | floor | ratio | first sync + first hour | announceable: change to Change | other kinds: change to Change | never reported | health at the end |",
+    "|---|---|---|---|---|---|---|---|---|",
+    ...rows,
+    "",
+    `World: ${ORDERS} orders, 2 % open at the start; one change every 10 simulated minutes (${first.worldChanges} in the day, on ${first.changedOrders} orders; weights: place 3, ship 3, deliver 2, status 2, cancel a line 1, change a quantity 1, hide 0.3).`,
+  ];
+  return { lines, lost: results.get("dropped"), delivered: results.get("delivered") };
+}
+
+type Simulated = Awaited<ReturnType<typeof simulate>>;
 
 async function throughput(total: number) {
   const sandbox = createSandbox({ seed: 1 });
@@ -238,19 +318,51 @@ function timed(store: MirrorStore): MirrorStore & { elapsed(): number } {
 const PHASES = new Set((process.env.SYNC_PHASES ?? "all").split(",").map((p) => p.trim()));
 const GROUPS_HEADING = "## Consumer groups on PostgreSQL (`SYNC_PHASES=groups npm run bench:sync`)";
 
-/** Replaces (or adds) the consumer-group section of results-sync.md. */
-async function writeGroups(rows: string[]): Promise<void> {
+const COST_HEADING =
+  "## Cost and convergence by webhook delivery (`SYNC_PHASES=cost npm run bench:sync`)";
+
+/** Replaces (or adds, before the consumer-group section) one section of results-sync.md. */
+async function writeSection(
+  heading: string,
+  rows: string[],
+  note = "2 cores shared",
+): Promise<void> {
   const file = new URL("./results-sync.md", import.meta.url);
   const before = existsSync(file) ? readFileSync(file, "utf8") : "";
-  const kept = before.split(`\n${GROUPS_HEADING}`)[0]?.trimEnd() ?? "";
   const section = [
-    GROUPS_HEADING,
+    heading,
     "",
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${process.version}, 2 cores shared (PostgreSQL, members and this process on them).`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${process.version}, ${note}.`,
     "",
     ...rows,
   ].join("\n");
-  writeFileSync(file, `${kept}\n\n${section}\n`);
+  const start = before.indexOf(`\n${heading}`);
+  const next = start < 0 ? -1 : before.indexOf("\n## ", start + 1);
+  const groups = before.indexOf(`\n${GROUPS_HEADING}`);
+  const [head, tail] =
+    start >= 0
+      ? [before.slice(0, start), next < 0 ? "" : before.slice(next)]
+      : groups >= 0 && heading !== GROUPS_HEADING
+        ? [before.slice(0, groups), before.slice(groups)]
+        : [before, ""];
+  writeFileSync(file, `${head.trimEnd()}\n\n${section}\n${tail ? `${tail.trimEnd()}\n` : ""}`);
+}
+
+/** Replaces (or adds) the consumer-group section of results-sync.md. */
+function writeGroups(rows: string[]): Promise<void> {
+  return writeSection(
+    GROUPS_HEADING,
+    rows,
+    "2 cores shared (PostgreSQL, members and this process on them)",
+  );
+}
+
+if (PHASES.has("cost") && !PHASES.has("all")) {
+  const { lines } = await costPhase();
+  for (const line of lines) console.log(line);
+  await writeSection(COST_HEADING, lines);
+  progress("wrote the cost section of bench/results-sync.md");
+  if (!PHASES.has("groups")) process.exit(0);
 }
 
 if (PHASES.has("store")) await storePhase(progress);
@@ -276,20 +388,10 @@ const report = (line: string) => {
   console.log(line);
 };
 
-progress(`cost and convergence without webhooks: ${ORDERS} orders, 2 % open, one simulated day`);
-const lost = await simulate({
-  total: ORDERS,
-  open: Math.round(ORDERS * 0.02),
-  days: 1,
-  webhooks: false,
-});
-progress("convergence with webhooks delivered: one simulated day");
-const delivered = await simulate({
-  total: ORDERS,
-  open: Math.round(ORDERS * 0.02),
-  days: 1,
-  webhooks: true,
-});
+const costed = await costPhase();
+const costLines = costed.lines;
+const lost = costed.lost as Simulated;
+const delivered = costed.delivered as Simulated;
 progress(`chaos: ${CHAOS_ORDERS} orders, ${CHAOS_DAYS} simulated days`);
 const chaos = await runChaos({
   orders: CHAOS_ORDERS,
@@ -378,6 +480,7 @@ report(
   `| fleet chaos: three workers on PostgreSQL, ${CHAOS_ORDERS} orders, ${CHAOS_DAYS} days, as above | ${fleetMismatched} orders differing, ${fleetWrong.length} changes missed or repeated, ${fleetRepeatedIds} change ids repeated, resumed at the stored cursor: ${fleetChaos.resumedWithCursor} | 0, 0, 0 | ${fleetMismatched + fleetWrong.length + fleetRepeatedIds === 0 && fleetChaos.resumedWithCursor ? "yes" : "no"} |`,
 );
 writeFileSync(new URL("./results-sync.md", import.meta.url), `${lines.join("\n")}\n`);
+await writeSection(COST_HEADING, costLines);
 {
   const groupsServer = await startPostgres();
   try {

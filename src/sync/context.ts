@@ -3,6 +3,7 @@ import { APIError, isPartnerOrdersError } from "../core/errors";
 import type { Log } from "../core/logger";
 import type { Clock } from "../internal/clock";
 import type { PartnerIds } from "./partner-ids";
+import type { PollPolicy } from "./poll-policy";
 import type { MirrorTelemetry } from "./telemetry";
 import type { InvalidOrder, MirrorStore, SyncProgress, SyncReport } from "./types";
 
@@ -36,6 +37,8 @@ export interface MirrorContext {
   readonly openIntervalMs: number;
   readonly leaseMs: number;
   readonly concurrency: number;
+  /** Chooses each open order's next poll, following webhook health. */
+  readonly policy: PollPolicy;
   /** How long changes are kept before `run()` deletes them. */
   readonly retentionMs: number;
   /** The counters of the pass under way (or of `run()` since its last pass). */

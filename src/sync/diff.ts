@@ -3,6 +3,16 @@ import type { ChangeCause, Commit, NewChange, StoredOrder } from "./types";
 
 type Row = Record<string, unknown>;
 
+/** The order as a read leaves it, for choosing its next poll. */
+export interface ReadOutcome {
+  /** The order as stored after the read. */
+  order: Row;
+  /** Its shipments as stored after the read (null when never read). */
+  shipments: Row[] | null;
+  /** True when the read recorded a change. */
+  changed: boolean;
+}
+
 /** What one read of an order brought back; a part left out was not read this time. */
 export interface Observation {
   orderNumber: number;
@@ -19,8 +29,15 @@ export interface Observation {
   items?: Row[];
   /** Anything but a list of rows counts as not read: the stored shipments are kept. */
   shipments?: Row[];
-  /** Epoch ms; the mirror's schedule for the order's next poll, computed by the caller. */
-  nextPollAt: (closed: boolean, wasClosed: boolean | undefined) => number | null;
+  /**
+   * Epoch ms; the mirror's schedule for the order's next poll, computed by the caller from whether
+   * it is closed (and was), the row as it will be stored and whether this read changed anything.
+   */
+  nextPollAt: (
+    closed: boolean,
+    wasClosed: boolean | undefined,
+    after: ReadOutcome,
+  ) => number | null;
   sweep?: number;
   /** The partner's id of the order, when the mirror learnt it (an event, a submission). */
   partnerOrderId?: string;
@@ -152,15 +169,17 @@ export function decide(current: StoredOrder | undefined, seen: Observation): Com
   if (items) diffItems(current?.items ?? null, items, (c) => push(siteId, c));
   if (shipments) diffShipments(current?.shipments ?? null, shipments, (c) => push(siteId, c));
 
+  const stored = shipments ?? current?.shipments ?? null;
+  const after = { order, shipments: stored, changed: changes.length > 0 };
   const next: StoredOrder = {
     orderNumber: seen.orderNumber,
     siteId,
     order,
     items: items ?? current?.items ?? null,
-    shipments: shipments ?? current?.shipments ?? null,
+    shipments: stored,
     closed,
     unresolvable: false,
-    nextPollAt: seen.nextPollAt(closed, current?.closed),
+    nextPollAt: seen.nextPollAt(closed, current?.closed, after),
     seenInSweep: seen.sweep ?? current?.seenInSweep ?? 0,
     ...partnerOrderIdOf(seen, current),
   };

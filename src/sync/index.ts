@@ -20,6 +20,7 @@ export {
   SweepHeldError,
 } from "./errors";
 export { OrderMirror } from "./mirror";
+export type { PollPolicyName, WebhookHealth } from "./poll-types";
 export type { OrderQuery } from "./query";
 export type { ResyncOptions } from "./resync";
 export { mirrorStatusPage } from "./status-page/handler";

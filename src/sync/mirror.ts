@@ -22,6 +22,7 @@ import { fatalError } from "./fatal";
 import { Feed } from "./feed";
 import { newHolder, retireHolder } from "./holder";
 import { PartnerIds, partnerOrderIdOf } from "./partner-ids";
+import { healthStatus, policyFor } from "./poll-setup";
 import { mirrored, type OrderQuery, queryOrders } from "./query";
 import { Reader } from "./reader";
 import { registerStore } from "./registry";
@@ -84,6 +85,10 @@ export class OrderMirror {
     // Warnings reach stderr unless the partner routes them: a mirror in trouble is never silent.
     const log = createLog(options.logger ?? console, "warn");
     const store = options.store;
+    const openIntervalMs = positive(
+      options.openOrderIntervalMs ?? 5 * 60_000,
+      "openOrderIntervalMs",
+    );
     const ctx: MirrorContext = {
       client: options.client,
       store,
@@ -92,7 +97,8 @@ export class OrderMirror {
       holder: newHolder(),
       siteIds: options.siteIds?.length ? [...options.siteIds] : [undefined],
       sweepIntervalMs: positive(options.sweepIntervalMs ?? 15 * 60_000, "sweepIntervalMs"),
-      openIntervalMs: positive(options.openOrderIntervalMs ?? 5 * 60_000, "openOrderIntervalMs"),
+      openIntervalMs,
+      policy: policyFor(options, { store, clock, log, openIntervalMs }),
       leaseMs: positive(options.sweepLeaseMs ?? 60_000, "sweepLeaseMs"),
       concurrency,
       retentionMs: positive(options.retentionMs ?? DEFAULT_RETENTION_MS, "retentionMs"),
@@ -273,7 +279,12 @@ export class OrderMirror {
     if (partnerOrderId !== undefined)
       this.#ctx.partnerIds?.learn(named.orderNumber, partnerOrderId);
     const read = this.#startWriting()
-      .then(() => this.#reader.schedule(named.orderNumber, named.parts, "webhook"))
+      .then(() =>
+        Promise.all([
+          this.#ctx.policy.announce(named.orderNumber, event.type),
+          this.#reader.schedule(named.orderNumber, named.parts, "webhook"),
+        ]),
+      )
       .then(() => undefined);
     this.#events.set(named.eventId, read);
     if (this.#events.size > RECENT_EVENTS) {
@@ -432,6 +443,7 @@ export class OrderMirror {
           }
         : null,
       openOrders: due.open,
+      ...(await healthStatus(this.#ctx)),
       dueNow: due.due,
       oldestDueLagMs: due.oldestDueAt === null ? null : Math.max(0, now - due.oldestDueAt),
       invalidOrders: invalid ?? [],

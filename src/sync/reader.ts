@@ -1,7 +1,7 @@
 import { isProblem } from "../core/errors";
 import { PageBatch } from "./batch";
 import { ALL, type MirrorContext, type Parts } from "./context";
-import { decide, type Observation, sameJson } from "./diff";
+import { decide, type Observation, type ReadOutcome, sameJson } from "./diff";
 import { Failures } from "./failures";
 import { decodeFailure } from "./invalid";
 import type { Change, ChangeCause, MirrorStore } from "./types";
@@ -114,7 +114,9 @@ export class Reader {
    * `stop()` says so (a sweep is due), leaving the rest due.
    */
   async pollDue(dueBy: number, stop: () => boolean): Promise<{ polled: number; failed: number }> {
-    const { store, clock, openIntervalMs, concurrency } = this.#ctx;
+    const { store, clock, openIntervalMs, concurrency, policy } = this.#ctx;
+    // Health as every process on the store knows it, before choosing intervals.
+    await policy.refresh();
     let polled = 0;
     const failures = new Failures(this.#ctx);
     while (!stop()) {
@@ -200,8 +202,10 @@ export class Reader {
       sweep,
       listed,
       // A read of part of an order (a webhook's) does not stand for a poll: the schedule stays.
-      nextPollAt: (closed, wasClosed) =>
-        lines || !stored ? this.#nextPoll(closed, wasClosed, readAt) : stored.nextPollAt,
+      nextPollAt: (closed, wasClosed, after) =>
+        lines || !stored
+          ? this.#nextPoll(orderNumber, closed, wasClosed, after, readAt)
+          : stored.nextPollAt,
       ...(partnerOrderId === undefined ? {} : { partnerOrderId }),
     };
     try {
@@ -240,6 +244,7 @@ export class Reader {
     // The next poll counts from the read, not from when its page is written.
     readAt = clock.now();
     const changes = await commit(orderNumber, (current) => decide(current, seen));
+    await this.#ctx.policy.found(changes);
     if (partnerOrderId !== undefined) this.#ctx.partnerIds?.written(orderNumber, partnerOrderId);
     // Cleared only by a read of what can hold money that failed before: the items (and the order).
     if (parts.items) await this.#ctx.invalid.clear(orderNumber);
@@ -261,10 +266,20 @@ export class Reader {
     return rows;
   }
 
-  /** Open orders every interval; a closed order once more after it closes, then only on demand. */
-  #nextPoll(closed: boolean, wasClosed: boolean | undefined, readAt: number): number | null {
+  /**
+   * Open orders as the poll policy says; a closed order once more after it closes (an interval on),
+   * then only on demand. Both count from the read, not from when its page is written.
+   */
+  #nextPoll(
+    orderNumber: number,
+    closed: boolean,
+    wasClosed: boolean | undefined,
+    after: ReadOutcome,
+    readAt: number,
+  ): number | null {
     if (closed && wasClosed === true) return null;
-    return readAt + this.#ctx.openIntervalMs;
+    if (closed) return readAt + this.#ctx.openIntervalMs;
+    return this.#ctx.policy.nextPollAt({ orderNumber, ...after, at: readAt });
   }
 }
 

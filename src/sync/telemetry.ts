@@ -10,6 +10,8 @@ import type { BatchObservableResult, Counter, Observable } from "@opentelemetry/
 import type { HttpHooks, TelemetrySlot } from "../core/http/hooks";
 import type { Change, ChangeCause, MirrorStatus } from "./types";
 
+/** The states of webhook health, each a series of its gauge (a state set). */
+const HEALTH_STATES = ["unknown", "healthy", "degraded"] as const;
 /** What the gauges read: the mirror, held weakly. */
 interface Observed {
   status(): Promise<MirrorStatus>;
@@ -106,7 +108,26 @@ export class MirrorTelemetry {
       "s",
       "How long ago the oldest change a named consumer has not finished was observed.",
     );
-    const observables: Observable[] = [open, due, lag, invalid, consumerLag, consumerAge];
+    const interval = gauge(
+      "partner_orders.mirror.poll.interval",
+      "s",
+      "The longest an open order now waits between polls.",
+    );
+    const health = gauge(
+      "partner_orders.mirror.webhook.health",
+      "1",
+      "Webhook health as the mirror believes it: 1 for the state it is in, 0 for the others.",
+    );
+    const observables: Observable[] = [
+      open,
+      due,
+      lag,
+      invalid,
+      consumerLag,
+      consumerAge,
+      interval,
+      health,
+    ];
     const callback = async (result: BatchObservableResult) => {
       const live = mirror.deref();
       if (!live || this.#closed) return;
@@ -121,6 +142,12 @@ export class MirrorTelemetry {
       result.observe(due, status.dueNow);
       result.observe(lag, (status.oldestDueLagMs ?? 0) / 1000);
       result.observe(invalid, status.invalidOrders.length);
+      result.observe(interval, status.pollIntervalMs / 1000);
+      for (const state of HEALTH_STATES) {
+        result.observe(health, state === status.webhookHealth.state ? 1 : 0, {
+          "partner_orders.webhook.state": state,
+        });
+      }
       for (const consumer of status.consumers) {
         const named = { "partner_orders.consumer": consumer.name };
         result.observe(consumerLag, consumer.lagChanges, named);

@@ -2,6 +2,7 @@ import type { PartnerOrders } from "../client";
 import type { Logger } from "../core/logger";
 import type { Order, OrderItem, Shipment } from "../core/models";
 import type { Clock } from "../internal/clock";
+import type { PollPolicyName, WebhookHealth } from "./poll-types";
 
 /**
  * What made the mirror read an order: a sweep of the list, an open-order poll, a webhook,
@@ -238,8 +239,21 @@ export interface MirrorStatus {
     /** True when it is this mirror. */
     self: boolean;
   } | null;
-  /** Orders not closed (re-read every `openOrderIntervalMs`). */
+  /** Orders not closed (re-read every `pollIntervalMs` at most). */
   openOrders: number;
+  /**
+   * Webhook health as the mirror believes it, from what every process on the store recorded; with
+   * `pollPolicy: "adaptive"` it decides how often open orders are polled.
+   */
+  webhookHealth: WebhookHealth;
+  /**
+   * The longest an open order now waits between polls, in ms: `maxOpenOrderIntervalMs` while
+   * webhooks are healthy under `pollPolicy: "adaptive"` (each order by how long it has been quiet,
+   * from `openOrderIntervalMs` up), else `openOrderIntervalMs`.
+   */
+  pollIntervalMs: number;
+  /** The poll policy in use (`pollPolicy`). */
+  pollPolicy: PollPolicyName;
   /** Orders whose re-read is due now. */
   dueNow: number;
   /** How long the oldest due order has waited past its time, in ms; null when none is due. */
@@ -296,6 +310,18 @@ export interface OrderMirrorOptions {
    * @default 300000 (5 min)
    */
   openOrderIntervalMs?: number;
+  /**
+   * The longest an open order waits between polls while webhooks are healthy (`pollPolicy:
+   * "adaptive"`): quiet orders are polled less often, up to this; at least `openOrderIntervalMs`.
+   * @default 3600000 (1 h), or `openOrderIntervalMs` when that is longer
+   */
+  maxOpenOrderIntervalMs?: number;
+  /**
+   * `"adaptive"`: open-order polling follows webhook health (see `MirrorStatus.webhookHealth`);
+   * `"fixed"`: every open order every `openOrderIntervalMs`, whatever webhooks do.
+   * @default "adaptive"
+   */
+  pollPolicy?: PollPolicyName;
   /**
    * Requests in flight at once, per process.
    * @default 4

@@ -114,6 +114,39 @@ describe("the mirror's metrics", () => {
     expect(age?.value).toBe(360);
   });
 
+  it("the poll interval in use and webhook health, as a state set, follow status()", async () => {
+    await mirror.sync();
+    const value = (metrics: Map<string, unknown>, name: string) =>
+      points(metrics.get(name) as never).map((p) => [p.attributes, p.value]);
+    const health = (state: string) =>
+      ["unknown", "healthy", "degraded"].map((s) => [
+        { "partner_orders.webhook.state": s },
+        s === state ? 1 : 0,
+      ]);
+    let metrics = await t.metrics();
+    expect(value(metrics, "partner_orders.mirror.poll.interval")).toEqual([[{}, 300]]);
+    expect(value(metrics, "partner_orders.mirror.webhook.health")).toEqual(health("unknown"));
+    expect(metrics.get("partner_orders.mirror.poll.interval")?.descriptor.unit).toBe("s");
+
+    let order: { siteId: number | null; orderNumber: number } | undefined;
+    for await (const o of mirror.orders({ limit: 1 })) order = o;
+    await mirror.handleEvent({
+      eventId: "evt-telemetry-1",
+      type: "order.status_changed",
+      occurredAt: new Date(s.sandbox.clock.now()).toISOString(),
+      siteId: order?.siteId,
+      orderNumber: order?.orderNumber,
+    } as never);
+    const status = await mirror.status();
+    expect(status.webhookHealth.state).toBe("healthy");
+    metrics = await t.metrics();
+    expect(value(metrics, "partner_orders.mirror.poll.interval")).toEqual([
+      [{}, status.pollIntervalMs / 1000],
+    ]);
+    expect(status.pollIntervalMs).toBe(60 * MINUTE);
+    expect(value(metrics, "partner_orders.mirror.webhook.health")).toEqual(health("healthy"));
+  });
+
   it("a closed mirror is no longer read", async () => {
     await mirror.sync();
     await mirror.close();

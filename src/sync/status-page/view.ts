@@ -26,16 +26,8 @@ export interface ChartData {
   naiveHow: string;
 }
 
-/**
- * Fields of {@link MirrorStatus} that newer versions of the mirror add (webhook health, the poll
- * interval in use): shown when present, whatever else they hold.
- */
-export type PageStatus = MirrorStatus & {
-  /** Webhook health, as the mirror reports it. */
-  webhooks?: unknown;
-  /** The open-order poll interval in use, in ms. */
-  pollIntervalMs?: number;
-};
+/** What the page shows: the mirror's status (fields a newer mirror adds are shown as text). */
+export type PageStatus = MirrorStatus;
 
 const KNOWN = new Set([
   "lastSweep",
@@ -48,6 +40,9 @@ const KNOWN = new Set([
   "consumers",
   "schemaVersion",
   "account",
+  "webhookHealth",
+  "pollIntervalMs",
+  "pollPolicy",
 ]);
 
 /** Orders a list page holds when the naive poller asks for the most. */
@@ -55,11 +50,6 @@ const LIST_PAGE = 200;
 
 export function statusView(status: PageStatus, history: RequestHistory | null): StatusView {
   const extra = Object.entries(status).filter(([key]) => !KNOWN.has(key));
-  const about = (pattern: RegExp) =>
-    extra
-      .filter(([key]) => pattern.test(key))
-      .map(([key, value]) => `${key}: ${describe(key, value)}`)
-      .join("; ");
   const { lastSweep, sweepHolder, lastError } = status;
   const interval = history?.sweepIntervalMs ?? 0;
   const nextSweep =
@@ -83,8 +73,8 @@ export function statusView(status: PageStatus, history: RequestHistory | null): 
       openOrders: String(status.openOrders),
       dueNow: String(status.dueNow),
       dueLag: status.oldestDueLagMs === null ? "none due" : duration(status.oldestDueLagMs),
-      webhooks: about(/webhook/i) || "not reported by this mirror",
-      pollInterval: about(/poll/i) || "not reported by this mirror",
+      webhooks: webhookText(status.webhookHealth),
+      pollInterval: `${duration(status.pollIntervalMs)} at most (${status.pollPolicy} policy)`,
       account: status.account
         ? `${status.account.partnerId} at ${withoutCredentials(status.account.baseUrl)}`
         : "not recorded yet",
@@ -107,9 +97,7 @@ export function statusView(status: PageStatus, history: RequestHistory | null): 
         o.reason,
         o.at,
       ]),
-      other: extra
-        .filter(([key]) => !/webhook|poll/i.test(key))
-        .map(([key, value]) => [key, describe(key, value)]),
+      other: extra.map(([key, value]) => [key, describe(key, value)]),
     },
     chart,
   };
@@ -175,6 +163,20 @@ function iso(epochMs: number): string {
 }
 
 /** A value of a field this page does not know, as short text (a duration for `...Ms` numbers). */
+/** Webhook health in words: the state, why when degraded, and the figures it rests on. */
+function webhookText(health: MirrorStatus["webhookHealth"]): string {
+  const parts: string[] = [health.state];
+  if (health.reason === "unannounced" && health.lastUnannounced) {
+    const { type, orderNumber, at } = health.lastUnannounced;
+    parts.push(`a ${type} on order ${orderNumber} found at ${at} without its webhook`);
+  } else if (health.reason === "silence") {
+    parts.push("no webhook for longer than their rate makes likely");
+  }
+  parts.push(health.lastEventAt ? `last webhook ${health.lastEventAt}` : "no webhook received yet");
+  if (health.eventsPerHour !== null) parts.push(`${formatNumber(health.eventsPerHour)} an hour`);
+  return parts.join("; ");
+}
+
 function describe(key: string, value: unknown): string {
   if (typeof value === "number" && /Ms$/.test(key)) return duration(value);
   if (typeof value === "string") return redactUrls(value);

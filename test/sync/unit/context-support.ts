@@ -3,6 +3,7 @@ import { APIError, ResponseDecodeError } from "../../../src/core/errors";
 import type { Log } from "../../../src/core/logger";
 import type { Clock } from "../../../src/internal/clock";
 import { Counters, InvalidOrders, type MirrorContext } from "../../../src/sync/context";
+import { PollPolicy } from "../../../src/sync/poll-policy";
 import type { MirrorStore } from "../../../src/sync/types";
 
 /** A clock whose time moves only when a test says so; each sleep is recorded and resolves at once. */
@@ -65,11 +66,12 @@ export function testContext(
 ): TestContext {
   const clock = new TestClock();
   const logged: Logged[] = [];
+  const log = testLog(logged);
   const ctx: TestContext = {
     client: client as PartnerOrders,
     store,
     clock,
-    log: testLog(logged),
+    log,
     holder: "host/1/a",
     siteIds: [undefined],
     sweepIntervalMs: 60_000,
@@ -78,6 +80,14 @@ export function testContext(
     concurrency: 2,
     report: new Counters(clock),
     invalid: new InvalidOrders(store),
+    policy: new PollPolicy({
+      store,
+      clock,
+      log,
+      mode: "adaptive",
+      openIntervalMs: 300_000,
+      maxIntervalMs: 3_600_000,
+    }),
     warnings: [],
     logged,
     changedCalls: 0,

@@ -57,6 +57,20 @@ async function mirrorOn(fill: (store: MirrorStore) => Promise<void>): Promise<Or
   return mirror;
 }
 
+/** What status() says of polling on a store that never received a webhook. */
+const NO_WEBHOOKS = {
+  webhookHealth: {
+    state: "unknown",
+    reason: null,
+    lastEventAt: null,
+    eventsPerHour: null,
+    silenceLimitMs: null,
+    lastUnannounced: null,
+  },
+  pollIntervalMs: 300_000,
+  pollPolicy: "adaptive",
+};
+
 describe("status", () => {
   it("an empty store: nothing due, no sweep, no consumers", async () => {
     const mirror = await mirrorOn(async () => {});
@@ -71,6 +85,7 @@ describe("status", () => {
       consumers: [],
       schemaVersion: MIRROR_SCHEMA_VERSION,
       account: null,
+      ...NO_WEBHOOKS,
     });
   });
 
@@ -116,6 +131,7 @@ describe("status", () => {
       ],
       schemaVersion: MIRROR_SCHEMA_VERSION,
       account: null,
+      ...NO_WEBHOOKS,
     });
   });
 

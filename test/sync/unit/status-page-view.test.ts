@@ -23,6 +23,16 @@ function status(extra: Partial<PageStatus> = {}): PageStatus {
     consumers: [],
     schemaVersion: 3,
     account: { partnerId: "ptn_1", baseUrl: "https://api.example.test/" },
+    webhookHealth: {
+      state: "unknown",
+      reason: null,
+      lastEventAt: null,
+      eventsPerHour: null,
+      silenceLimitMs: null,
+      lastUnannounced: null,
+    },
+    pollIntervalMs: 300_000,
+    pollPolicy: "adaptive",
     ...extra,
   };
 }
@@ -81,8 +91,8 @@ describe("statusView", () => {
       dueLag: "none due",
       account: "not recorded yet",
       naivePerHour: "not known yet",
-      webhooks: "not reported by this mirror",
-      pollInterval: "not reported by this mirror",
+      webhooks: "unknown; no webhook received yet",
+      pollInterval: "5 min at most (adaptive policy)",
     });
   });
 
@@ -106,20 +116,56 @@ describe("statusView", () => {
     expect(statusView(status({ oldestDueLagMs: 60_000 }), null).level).toBe("ok");
   });
 
-  it("shows fields newer mirrors add (webhook health, poll interval) and any other, as text", () => {
-    const view = statusView(
+  it("shows webhook health and the poll interval in words, and any field it does not know as text", () => {
+    const health = status().webhookHealth;
+    const healthy = statusView(
       status({
-        webhooks: { healthy: true, lastAt: "2026-03-01T11:59:00.000Z" },
-        pollIntervalMs: 1_800_000,
+        webhookHealth: {
+          ...health,
+          state: "healthy",
+          lastEventAt: "2026-03-01T11:59:00.000Z",
+          eventsPerHour: 12.5,
+        },
+        pollIntervalMs: 3_600_000,
         ...({ somethingNew: "x" } as object),
       }),
       null,
     );
-    expect(view.figures.webhooks).toBe(
-      'webhooks: {"healthy":true,"lastAt":"2026-03-01T11:59:00.000Z"}',
+    expect(healthy.figures.webhooks).toBe(
+      "healthy; last webhook 2026-03-01T11:59:00.000Z; 12.50 an hour",
     );
-    expect(view.figures.pollInterval).toBe("pollIntervalMs: 30 min");
-    expect(view.tables.other).toEqual([["somethingNew", "x"]]);
+    expect(healthy.figures.pollInterval).toBe("1 h at most (adaptive policy)");
+    expect(healthy.tables.other).toEqual([["somethingNew", "x"]]);
+    const missed = statusView(
+      status({
+        webhookHealth: {
+          ...health,
+          state: "degraded",
+          reason: "unannounced",
+          lastEventAt: "2026-03-01T11:59:00.000Z",
+          lastUnannounced: {
+            at: "2026-03-01T12:00:00.000Z",
+            orderNumber: 7,
+            type: "shipment.shipped",
+          },
+        },
+        pollPolicy: "fixed",
+      }),
+      null,
+    );
+    expect(missed.figures.webhooks).toBe(
+      "degraded; a shipment.shipped on order 7 found at 2026-03-01T12:00:00.000Z without its webhook; last webhook 2026-03-01T11:59:00.000Z",
+    );
+    expect(missed.figures.pollInterval).toBe("5 min at most (fixed policy)");
+    const silent = statusView(
+      status({
+        webhookHealth: { ...health, state: "degraded", reason: "silence", lastEventAt: "t" },
+      }),
+      null,
+    );
+    expect(silent.figures.webhooks).toBe(
+      "degraded; no webhook for longer than their rate makes likely; last webhook t",
+    );
   });
 
   it("never shows credentials: a base URL's user and password, a URL in an error", () => {
