@@ -1,36 +1,27 @@
 import { PartnerOrdersError } from "../core/errors";
-import { createLog } from "../core/logger";
-import { systemClock } from "../internal/clock";
-import { httpOf } from "../internal/http-access";
 import { listOrdersPage } from "../resources/lenient-page";
 import type { WebhookEvent } from "../webhooks/events";
 import { checkConsumer, checkEvent, checkFrom, isOrderNumber, positive } from "./checks";
 import { consume } from "./consume";
 import type { ConsumeOptions } from "./consume-types";
-import {
-  ALL,
-  Counters,
-  codeOf,
-  InvalidOrders,
-  type MirrorContext,
-  messageOf,
-  parseJson,
-  STATUS,
-} from "./context";
+import { ALL, Counters, codeOf, type MirrorContext, messageOf } from "./context";
 import { MirrorError, type SweepHeldError } from "./errors";
-import { fatalError } from "./fatal";
 import { Feed } from "./feed";
-import { newHolder, retireHolder } from "./holder";
-import { PartnerIds, partnerOrderIdOf } from "./partner-ids";
-import { healthStatus, policyFor } from "./poll-setup";
+import { retireHolder } from "./holder";
+import { PollRounds } from "./keep-up";
+import { recordError } from "./last-error";
+import { mirrorContext } from "./mirror-options";
+import { runLoop } from "./mirror-run";
+import { readStatus } from "./mirror-status";
+import { type PartnerIds, partnerOrderIdOf } from "./partner-ids";
 import { mirrored, type OrderQuery, queryOrders } from "./query";
 import { Reader } from "./reader";
 import { registerStore } from "./registry";
 import { RequestLog } from "./request-log";
 import { type ResyncOptions, resyncSites, resyncUnderLease } from "./resync";
-import { consumerStatuses, DEFAULT_RETENTION_MS, pruneChanges, resetConsumer } from "./stream";
+import { consumerStatuses, resetConsumer } from "./stream";
 import { type ListPage, Sweeper } from "./sweep";
-import { MirrorTelemetry } from "./telemetry";
+import type { MirrorTelemetry } from "./telemetry";
 import type {
   Change,
   ChangesFrom,
@@ -65,8 +56,8 @@ export class OrderMirror {
   #writing: Promise<void> | undefined;
   /** Recent webhook event ids and the read each started: duplicates join it, later ones skip it. */
   readonly #events = new Map<string, Promise<void>>();
-  /** When this process last warned that it cannot keep up with its open orders. */
-  #warnedBehindAt = Number.NEGATIVE_INFINITY;
+  /** Open-order poll rounds of `run()`, with the warning when this process falls behind. */
+  readonly #rounds: PollRounds;
   /** The sites asked for; undefined for every granted site. */
   readonly #sites: ReadonlySet<number> | undefined;
   /** Stops learning partnerOrderIds from the client's submissions. */
@@ -74,49 +65,11 @@ export class OrderMirror {
   #closed = false;
 
   constructor(options: OrderMirrorOptions) {
-    if (!options?.client || !options.store) {
-      throw new PartnerOrdersError("OrderMirror needs { client, store }.");
-    }
-    const concurrency = options.concurrency ?? 4;
-    if (!Number.isInteger(concurrency) || concurrency < 1) {
-      throw new PartnerOrdersError("concurrency must be a whole number >= 1.");
-    }
-    const clock = options.clock ?? systemClock;
-    // Warnings reach stderr unless the partner routes them: a mirror in trouble is never silent.
-    const log = createLog(options.logger ?? console, "warn");
-    const store = options.store;
-    const openIntervalMs = positive(
-      options.openOrderIntervalMs ?? 5 * 60_000,
-      "openOrderIntervalMs",
-    );
-    const ctx: MirrorContext = {
-      client: options.client,
-      store,
-      clock,
-      log,
-      holder: newHolder(),
-      siteIds: options.siteIds?.length ? [...options.siteIds] : [undefined],
-      sweepIntervalMs: positive(options.sweepIntervalMs ?? 15 * 60_000, "sweepIntervalMs"),
-      openIntervalMs,
-      policy: policyFor(options, { store, clock, log, openIntervalMs }),
-      leaseMs: positive(options.sweepLeaseMs ?? 60_000, "sweepLeaseMs"),
-      concurrency,
-      retentionMs: positive(options.retentionMs ?? DEFAULT_RETENTION_MS, "retentionMs"),
-      report: new Counters(clock),
-      changed: () => this.#feed.notify(),
-      invalid: new InvalidOrders(store),
-      partnerIds: new PartnerIds(),
-      telemetry: new MirrorTelemetry(httpOf(options.client)?.telemetry, this),
-      warn: (message, error, next) => {
-        const code = codeOf(error);
-        const said = messageOf(error).slice(0, 300);
-        log.warn(`${message} (${code}); ${next}`, { code, error: said });
-        this.#recordError(code, `${message}: ${said}`);
-      },
-    };
+    const ctx = mirrorContext(options, { mirror: this, changed: () => this.#feed.notify() });
     this.#ctx = ctx;
     this.#sites = options.siteIds?.length ? new Set(options.siteIds) : undefined;
     this.#reader = new Reader(ctx);
+    this.#rounds = new PollRounds(ctx, this.#reader);
     this.#sweeper = new Sweeper(ctx, this.#reader, (siteId, cursor) => this.#page(siteId, cursor));
     this.#feed = new Feed(ctx, positive(options.consumerLeaseMs ?? 30_000, "consumerLeaseMs"));
     this.#requests = new RequestLog(ctx);
@@ -174,90 +127,17 @@ export class OrderMirror {
    * and a hint.
    */
   async run(options: RunOptions = {}): Promise<void> {
-    const { signal, onPass, onProgress } = options;
-    const { clock, store, sweepIntervalMs, leaseMs, openIntervalMs } = this.#ctx;
     this.#checkOpen();
-    await this.#startRunning(signal);
-    let nextSweep = clock.now();
-    let nextPrune = clock.now();
-    let sweepFailures = 0;
-    let pollFailures = 0;
-    this.#ctx.report = new Counters(clock, onProgress);
-    while (!signal?.aborted) {
-      if (clock.now() >= nextSweep) {
-        try {
-          const outcome = await (this.#ctx.telemetry as MirrorTelemetry).pass(
-            () => this.#sweeper.sweep(true, signal),
-            (swept) => ({ "partner_orders.sweep.outcome": swept }),
-          );
-          sweepFailures = 0;
-          if (outcome === "swept") {
-            await this.#requests.record(this.#ctx.report, this.#ctx.report.ordersSeen);
-            const report = this.#ctx.report.report();
-            this.#ctx.report = new Counters(clock, onProgress);
-            try {
-              onPass?.(report);
-            } catch {
-              // A caller's report handler that fails must not fail the loop.
-            }
-          }
-          // Another process holds the lease or swept lately: look again within a lease's time, so
-          // a sweep whose holder died is taken over.
-          nextSweep =
-            clock.now() +
-            (outcome === "swept" ? sweepIntervalMs : Math.min(sweepIntervalMs, leaseMs));
-        } catch (error) {
-          if (signal?.aborted) break;
-          this.#throwIfFatal(error);
-          sweepFailures++;
-          const waitMs = Math.min(sweepIntervalMs, 60_000 * 2 ** Math.min(sweepFailures - 1, 4));
-          this.#ctx.warn(
-            "sweep failed",
-            error,
-            `the next try is in ${Math.round(waitMs / 1000)} s`,
-          );
-          nextSweep = clock.now() + waitMs;
-        }
-      }
-      // Retention, after the sweep: once per sweep interval in each process.
-      if (clock.now() >= nextPrune) {
-        nextPrune = clock.now() + sweepIntervalMs;
-        await pruneChanges(this.#ctx);
-      }
-      // Polls wait while a round keeps failing (the database read-only, a full disk), not spin.
-      let pollsResume = clock.now();
-      try {
-        await this.#pollRound(() => signal?.aborted === true || clock.now() >= nextSweep);
-        pollFailures = 0;
-        await this.#requests.record(this.#ctx.report);
-      } catch (error) {
-        if (signal?.aborted) break;
-        this.#throwIfFatal(error);
-        pollFailures++;
-        const waitMs = Math.min(openIntervalMs, 1_000 * 2 ** Math.min(pollFailures - 1, 6));
-        this.#ctx.warn(
-          "open-order polls failed",
-          error,
-          `they are tried again in ${waitMs / 1000} s`,
-        );
-        pollsResume = clock.now() + waitMs;
-      }
-      let due: number | null;
-      try {
-        due = await store.nextDue();
-      } catch (error) {
-        this.#ctx.warn("reading the poll schedule failed", error, "trying again in 5 s");
-        due = clock.now() + 5_000;
-      }
-      // An order a webhook adds while this process sleeps is due within an interval at most.
-      const nextPoll = Math.max(due ?? Number.POSITIVE_INFINITY, pollsResume, clock.now() + 1);
-      const wake = Math.min(nextSweep, nextPoll, clock.now() + openIntervalMs);
-      try {
-        await clock.sleep(wake - clock.now(), signal);
-      } catch {
-        // Aborted: the loop condition ends it.
-      }
-    }
+    return runLoop(
+      {
+        ctx: this.#ctx,
+        sweeper: this.#sweeper,
+        requests: this.#requests,
+        rounds: this.#rounds,
+        startWriting: () => this.#startWriting(),
+      },
+      options,
+    );
   }
 
   /**
@@ -419,39 +299,7 @@ export class OrderMirror {
    */
   async status(): Promise<MirrorStatus> {
     await this.#open();
-    const { store, clock, holder } = this.#ctx;
-    const now = clock.now();
-    const [info, lease, due, consumers, lastSweep, lastError] = await Promise.all([
-      store.info(),
-      store.leaseHolder("sweep"),
-      store.dueStats(now),
-      consumerStatuses(store, now),
-      store.getCheckpoint(STATUS.lastSweep),
-      store.getCheckpoint(STATUS.lastError),
-    ]);
-    const invalid = parseJson<MirrorStatus["invalidOrders"]>(
-      await store.getCheckpoint(STATUS.invalid),
-    );
-    return {
-      lastSweep: parseJson(lastSweep) ?? null,
-      sweepHolder: lease
-        ? {
-            holder: lease.holder,
-            since: Number.isFinite(lease.since) ? new Date(lease.since).toISOString() : null,
-            expiresAt: new Date(lease.expiresAt).toISOString(),
-            self: lease.holder === holder,
-          }
-        : null,
-      openOrders: due.open,
-      ...(await healthStatus(this.#ctx)),
-      dueNow: due.due,
-      oldestDueLagMs: due.oldestDueAt === null ? null : Math.max(0, now - due.oldestDueAt),
-      invalidOrders: invalid ?? [],
-      lastError: parseJson(lastError) ?? null,
-      consumers,
-      schemaVersion: info.schemaVersion,
-      account: info.account,
-    };
+    return readStatus(this.#ctx);
   }
 
   /** Waits for reads under way, ends `changes()` loops, gives the store's claims back and closes it. */
@@ -521,50 +369,6 @@ export class OrderMirror {
     return writing;
   }
 
-  /** `#startWriting` for `run()`: transient failures are waited out, fatal ones thrown. */
-  async #startRunning(signal: AbortSignal | undefined): Promise<void> {
-    for (let attempt = 0; !signal?.aborted; attempt++) {
-      try {
-        return await this.#startWriting();
-      } catch (error) {
-        this.#throwIfFatal(error);
-        const waitMs = Math.min(60_000, 1_000 * 2 ** attempt);
-        this.#ctx.warn("starting the mirror failed", error, `trying again in ${waitMs / 1000} s`);
-        await this.#ctx.clock.sleep(waitMs, signal).catch(() => undefined);
-      }
-    }
-  }
-
-  /** One bounded round of polls, then a warning with the numbers when this process falls behind. */
-  async #pollRound(stop: () => boolean): Promise<void> {
-    const { clock, store, report, openIntervalMs, concurrency } = this.#ctx;
-    const started = clock.now();
-    const requestsBefore = report.requests;
-    await this.#reader.pollDue(started, stop);
-    const now = clock.now();
-    // Behind: an order has waited a whole interval past its time. Said once per interval; the
-    // counting is done only then (the earliest due time is one index look-up).
-    if (now - this.#warnedBehindAt < openIntervalMs) return;
-    const earliest = await store.nextDue();
-    if (earliest === null || now - earliest < openIntervalMs) return;
-    const { open, oldestDueAt } = await store.dueStats(now);
-    if (oldestDueAt === null) return;
-    this.#warnedBehindAt = now;
-    const seconds = Math.max(0.001, (now - started) / 1000);
-    const achieved = (report.requests - requestsBefore) / seconds;
-    const needed = (open * 2) / (openIntervalMs / 1000);
-    const interval = achieved > 0 ? Math.ceil((open * 2) / achieved) : Number.NaN;
-    this.#ctx.log.warn(
-      `cannot keep up with open orders: ${open} open orders need about ${open * 2} requests every ${openIntervalMs / 1000} s (${needed.toFixed(1)}/s); this process made ${achieved.toFixed(1)}/s in its last round, and the oldest due order is ${Math.round((now - oldestDueAt) / 1000)} s late. Raise openOrderIntervalMs${Number.isFinite(interval) ? ` to at least ${interval} s` : ""}, raise concurrency (now ${concurrency}), or share the work among processes on postgresStore.`,
-      {
-        code: "falling_behind",
-        openOrders: open,
-        requestsPerRound: open * 2,
-        achievedPerSecond: achieved,
-      },
-    );
-  }
-
   /** A page of the list for the sweep: a row whose money does not decode is set apart, not fatal. */
   async #page(siteId: number | undefined, cursor: string | undefined): Promise<ListPage> {
     const page = await listOrdersPage(this.#ctx.client, { siteId, cursor, limit: 200 });
@@ -575,19 +379,8 @@ export class OrderMirror {
     };
   }
 
-  #throwIfFatal(error: unknown): void {
-    const fatal = fatalError(error);
-    if (!fatal) return;
-    this.#recordError(fatal.code, fatal.message);
-    this.#ctx.log.error(fatal.message, { code: fatal.code });
-    throw fatal;
-  }
-
   #recordError(code: string, message: string): void {
-    const at = new Date(this.#ctx.clock.now()).toISOString();
-    void this.#ctx.store
-      .setCheckpoint(STATUS.lastError, JSON.stringify({ at, code, message: message.slice(0, 500) }))
-      .catch(() => undefined);
+    recordError(this.#ctx, code, message);
   }
 }
 

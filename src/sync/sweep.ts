@@ -5,24 +5,16 @@ import { sameJson } from "./diff";
 import { MirrorError, SweepHeldError } from "./errors";
 import { Failures } from "./failures";
 import { fatalError } from "./fatal";
-import { fieldOf } from "./invalid";
+import { iso, keepOut, type ListPage, listedOrders, type Row } from "./list-page";
 import type { Reader } from "./reader";
 import { STREAM } from "./stores/schema";
-import { storable } from "./values";
-
-type Row = Record<string, unknown>;
 
 /** Orders read at once by the check of stored orders the list no longer shows. */
 const BATCH = 100;
 /** How often one sweep starts over after the service refused its cursor before it gives up. */
 const MAX_RESTARTS = 3;
 
-/** One page of the list, with the rows the client could not decode set apart. */
-export interface ListPage {
-  data: Row[];
-  nextCursor: string | null;
-  rejected: { index: number; orderNumber: number | null; path: string; reason: string }[];
-}
+export type { ListPage } from "./list-page";
 
 /** What asking for a sweep came to. */
 export type SweepOutcome = "swept" | "not-due" | "held";
@@ -359,26 +351,8 @@ export class Sweeper {
   }
 
   /** Keeps out, named in logs and `status()`, the rows of a page the client could not decode. */
-  async keepOut(page: ListPage): Promise<void> {
-    const { clock, report } = this.#ctx;
-    for (const bad of page.rejected) {
-      report.ordersSeen++;
-      const invalid = {
-        orderNumber: bad.orderNumber,
-        field: fieldOf(bad.path),
-        reason: bad.reason,
-        at: iso(clock.now()),
-      };
-      await this.#ctx.invalid.add(invalid, report);
-      this.#ctx.log.warn(
-        `order ${bad.orderNumber ?? `at row ${bad.index}`} kept out: ${invalid.field} ${invalid.reason}`,
-        {
-          orderNumber: bad.orderNumber,
-          field: invalid.field,
-          next: "it is tried again next sweep",
-        },
-      );
-    }
+  keepOut(page: ListPage): Promise<void> {
+    return keepOut(this.#ctx, page);
   }
 
   /**
@@ -386,26 +360,7 @@ export class Sweeper {
    * left out, and a number listed twice on one page is read once (both said in the logs).
    */
   listedOrders(page: ListPage): Map<number, Row> {
-    const { report } = this.#ctx;
-    const orders = new Map<number, Row>();
-    for (const listed of page.data) {
-      report.ordersSeen++;
-      const order = typeof listed === "object" && listed !== null ? storable(listed) : {};
-      const orderNumber = order.orderNumber;
-      if (!Number.isSafeInteger(orderNumber) || (orderNumber as number) <= 0) {
-        this.#ctx.log.warn("a listed order has no usable orderNumber; it is left out", {
-          orderNumber: String(orderNumber).slice(0, 40),
-        });
-        continue;
-      }
-      const n = orderNumber as number;
-      if (orders.has(n)) {
-        this.#ctx.log.warn(`order ${n} is listed twice on one page; read once`, { orderNumber: n });
-        continue;
-      }
-      orders.set(n, order);
-    }
-    return orders;
+    return listedOrders(this.#ctx, page);
   }
 }
 
@@ -417,7 +372,6 @@ function leaseTaken(): MirrorError {
 }
 
 const site = (siteId: number | undefined) => (siteId === undefined ? "" : ` (site ${siteId})`);
-const iso = (ms: number) => new Date(ms).toISOString();
 
 function aborted(): MirrorError {
   return new MirrorError("aborted", "The sweep stopped: the mirror was asked to stop.");
