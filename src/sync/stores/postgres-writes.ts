@@ -52,13 +52,18 @@ async function writePage(
 ): Promise<Change[][]> {
   const numbers = [...new Set(page.commits.map((c) => c.orderNumber))];
   const stored = new Map<number, StoredOrder>();
-  if (numbers.length) {
-    // Serialises the read-decide-write of each order across processes, even before its row
-    // exists; taken in key order, so two pages sharing orders never wait on each other in a cycle.
-    const locks = numbers.map(keys.order).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // Serialises the read-decide-write of each order across processes, even before its row exists;
+  // taken in key order, so two pages sharing orders never wait on each other in a cycle. The
+  // orders the page marks as seen are locked too: their rows are written below, after other
+  // processes' writes of them and before the stream's lock, which every writer takes last.
+  const locked = new Set([...numbers, ...(page.seen?.orderNumbers ?? [])]);
+  if (locked.size) {
+    const locks = [...locked].map(keys.order).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     await client.query("SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k", [
       locks.map(String),
     ]);
+  }
+  if (numbers.length) {
     const found = await client.query(
       `SELECT * FROM ${t.orders} WHERE order_number = ANY($1::bigint[])`,
       [numbers],
