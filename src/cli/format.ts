@@ -121,6 +121,23 @@ export function addPass(summary: SyncSummary, report: SyncReport): void {
 }
 
 /** `partner-orders status` in text: a compact block, one fact per line. `now` is epoch ms. */
+/** Webhook health on one line: the state, why when degraded, and the last webhook. */
+function formatWebhooks(
+  health: MirrorStatus["webhookHealth"],
+  ago: (at: string) => string,
+): string {
+  let text: string = health.state;
+  if (health.reason === "unannounced" && health.lastUnannounced) {
+    const { type, orderNumber, at } = health.lastUnannounced;
+    text += `: a ${type} on order ${orderNumber} found without its webhook at ${at}`;
+  } else if (health.reason === "silence") {
+    text += ": silent for longer than their rate makes likely";
+  }
+  return health.lastEventAt
+    ? `${text}, the last at ${health.lastEventAt}${ago(health.lastEventAt)}`
+    : `${text}, none received yet`;
+}
+
 export function formatStatus(status: MirrorStatus, now: number): string {
   const ago = (at: string) => {
     const ms = now - Date.parse(at);
@@ -151,6 +168,11 @@ export function formatStatus(status: MirrorStatus, now: number): string {
     status.dueNow && status.oldestDueLagMs !== null
       ? `${status.dueNow}, the oldest ${formatDuration(status.oldestDueLagMs)} late`
       : String(status.dueNow),
+  ]);
+  rows.push(["webhooks", formatWebhooks(status.webhookHealth, ago)]);
+  rows.push([
+    "poll interval",
+    `${formatDuration(status.pollIntervalMs)} at most (${status.pollPolicy} policy)`,
   ]);
   rows.push(["invalid orders", String(status.invalidOrders.length)]);
   for (const order of status.invalidOrders) rows.push(["", formatInvalid(order)]);

@@ -47,6 +47,56 @@ const busy: MirrorStatus = {
 };
 
 describe("status in text", () => {
+  it("webhook health in words: healthy with its last webhook, degraded by a change found without one, or by silence", () => {
+    const health = busy.webhookHealth;
+    const line = (status: MirrorStatus) =>
+      formatStatus(status, now)
+        .split("\n")
+        .filter((l) => /^(webhooks|poll interval):/.test(l));
+    expect(
+      line({
+        ...busy,
+        webhookHealth: { ...health, state: "healthy", lastEventAt: "2024-05-01T10:14:00.000Z" },
+        pollIntervalMs: 3_600_000,
+      }),
+    ).toEqual([
+      "webhooks:       healthy, the last at 2024-05-01T10:14:00.000Z (1 min ago)",
+      "poll interval:  1 h at most (adaptive policy)",
+    ]);
+    expect(
+      line({
+        ...busy,
+        webhookHealth: {
+          ...health,
+          state: "degraded",
+          reason: "unannounced",
+          lastEventAt: "2024-05-01T10:14:00.000Z",
+          lastUnannounced: {
+            at: "2024-05-01T10:15:00.000Z",
+            orderNumber: 7,
+            type: "shipment.shipped",
+          },
+        },
+        pollPolicy: "fixed",
+      })[0],
+    ).toBe(
+      "webhooks:       degraded: a shipment.shipped on order 7 found without its webhook at 2024-05-01T10:15:00.000Z, the last at 2024-05-01T10:14:00.000Z (1 min ago)",
+    );
+    expect(
+      line({
+        ...busy,
+        webhookHealth: {
+          ...health,
+          state: "degraded",
+          reason: "silence",
+          lastEventAt: "2024-05-01T10:14:00.000Z",
+        },
+      })[0],
+    ).toBe(
+      "webhooks:       degraded: silent for longer than their rate makes likely, the last at 2024-05-01T10:14:00.000Z (1 min ago)",
+    );
+  });
+
   it("a compact block: sweep, holder, open and due orders, invalid orders, last error, consumers", () => {
     expect(formatStatus(busy, now)).toBe(
       [
@@ -55,6 +105,8 @@ describe("status in text", () => {
         "sweep holder:   web-2/311/9c1e since 2024-05-01T10:14:00.000Z, lease until 2024-05-01T10:15:40.000Z",
         "open orders:    1204",
         "due now:        37, the oldest 2 min 5 s late",
+        "webhooks:       unknown, none received yet",
+        "poll interval:  5 min at most (adaptive policy)",
         "invalid orders: 2",
         '                100123 totals.order: not a decimal: "12,5"',
         "                ? orderNumber: missing",
@@ -95,6 +147,8 @@ describe("status in text", () => {
         "sweep holder:   none",
         "open orders:    0",
         "due now:        0",
+        "webhooks:       unknown, none received yet",
+        "poll interval:  5 min at most (adaptive policy)",
         "invalid orders: 0",
         "last error:     none",
         "consumers:      none",
