@@ -36,11 +36,13 @@ const afterOptionalPeer = {
  * it before any code of ours, and the root also carries the client, request validation, the error
  * family, mutual-TLS checks and the webhook re-exports partners import from the root. Its limit
  * holds it where it is, so it cannot grow unnoticed: 38 KiB since the HTTP layer was rewritten
- * without openapi-fetch's runtime and p-retry (from 41 KiB). `import { PartnerOrders }` alone, what
+ * without openapi-fetch's runtime and p-retry (from 41 KiB), 39 KiB since the client looks for
+ * `@opentelemetry/api` and hooks its calls (about 0.4 KiB; the instrumentation itself is a chunk
+ * loaded only when the API is installed). `import { PartnerOrders }` alone, what
  * most partners write, has a budget of its own.
  */
 const budgets = [
-  { entry: "dist/index.js", goal: 22 * KiB, limit: 38 * KiB },
+  { entry: "dist/index.js", goal: 22 * KiB, limit: 39 * KiB },
   {
     entry: "dist/index.js",
     name: "import { PartnerOrders }",
