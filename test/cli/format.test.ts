@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatDuration, formatStart, formatStatus } from "../../src/cli/format";
 import type { MirrorStatus } from "../../src/sync/types";
+import { noWebhooks } from "../support/fixtures";
 
 /** `partner-orders status` prints what `mirror.status()` says; this is its text form. */
 
@@ -17,16 +18,7 @@ const busy: MirrorStatus = {
   lastSweep: { at: "2024-05-01T10:12:00.000Z", ok: false, code: "service_unavailable" },
   sweepHolder: holder,
   openOrders: 1_204,
-  webhookHealth: {
-    state: "unknown",
-    reason: null,
-    lastEventAt: null,
-    eventsPerHour: null,
-    silenceLimitMs: null,
-    lastUnannounced: null,
-  },
-  pollIntervalMs: 300_000,
-  pollPolicy: "adaptive",
+  ...noWebhooks,
   dueNow: 37,
   oldestDueLagMs: 125_000,
   invalidOrders: [
@@ -122,16 +114,7 @@ describe("status in text", () => {
       lastSweep: null,
       sweepHolder: null,
       openOrders: 0,
-      webhookHealth: {
-        state: "unknown",
-        reason: null,
-        lastEventAt: null,
-        eventsPerHour: null,
-        silenceLimitMs: null,
-        lastUnannounced: null,
-      },
-      pollIntervalMs: 300_000,
-      pollPolicy: "adaptive",
+      ...noWebhooks,
       dueNow: 0,
       oldestDueLagMs: null,
       invalidOrders: [],

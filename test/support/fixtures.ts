@@ -1,4 +1,5 @@
 import type { OrderRequest } from "../../src/core/models";
+import type { MirrorStatus } from "../../src/sync/types";
 
 export const submissionId = "3f2b8c1e-6d4a-4b5e-9f1a-2c3d4e5f6a7b";
 
@@ -61,4 +62,18 @@ export const me = {
   grantedSiteIds: [7],
   authMethod: "COGNITO_M2M",
   scopes: [],
+};
+
+/** The polling part of a `MirrorStatus` for a store that never received a webhook. */
+export const noWebhooks: Pick<MirrorStatus, "webhookHealth" | "pollIntervalMs" | "pollPolicy"> = {
+  webhookHealth: {
+    state: "unknown",
+    reason: null,
+    lastEventAt: null,
+    eventsPerHour: null,
+    silenceLimitMs: null,
+    lastUnannounced: null,
+  },
+  pollIntervalMs: 300_000,
+  pollPolicy: "adaptive",
 };

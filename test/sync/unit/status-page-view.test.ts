@@ -8,6 +8,7 @@ import {
   statusView,
   withoutCredentials,
 } from "../../../src/sync/status-page/view";
+import { noWebhooks } from "../../support/fixtures";
 
 const HOSTILE = `<script>alert(1)</script><img src=x onerror="alert(2)">'&`;
 
@@ -23,16 +24,7 @@ function status(extra: Partial<PageStatus> = {}): PageStatus {
     consumers: [],
     schemaVersion: 3,
     account: { partnerId: "ptn_1", baseUrl: "https://api.example.test/" },
-    webhookHealth: {
-      state: "unknown",
-      reason: null,
-      lastEventAt: null,
-      eventsPerHour: null,
-      silenceLimitMs: null,
-      lastUnannounced: null,
-    },
-    pollIntervalMs: 300_000,
-    pollPolicy: "adaptive",
+    ...noWebhooks,
     ...extra,
   };
 }
