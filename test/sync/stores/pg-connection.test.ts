@@ -153,6 +153,13 @@ describe.runIf(available)("Connections on a real server", () => {
     throw new Error(`backend ${pid} did not end`);
   }
 
+  /**
+   * Settles when `client` has heard its connection end: the backend leaving pg_stat_activity
+   * can come before the client's socket reports it.
+   */
+  const endOf = (client: PgClientLike) =>
+    new Promise<void>((resolve) => (client as unknown as pg.Client).once("end", () => resolve()));
+
   const pidOf = async (client: PgClientLike) =>
     Number(((await client.query("SELECT pg_backend_pid() AS pid")).rows[0] as { pid: number }).pid);
 
@@ -208,7 +215,9 @@ describe.runIf(available)("Connections on a real server", () => {
           given.push(reason);
           release(reason);
         };
+        const ended = endOf(client);
         await terminate(await pidOf(client));
+        await ended;
         // The termination was heard; the call then fails for a reason of its own.
         throw new Error("the handler's own failure");
       })
