@@ -313,7 +313,8 @@ function timed(store: MirrorStore): MirrorStore & { elapsed(): number } {
 /**
  * SYNC_PHASES picks phases: unset or `all` runs every phase; `groups` runs only the consumer-group
  * phase (bench/sync-groups.ts) and rewrites only its section of results-sync.md; `store` runs only
- * the store-writes phase (bench/sync-store.ts), likewise.
+ * the store-writes phase (bench/sync-store.ts), likewise; `main` runs the phases of the main table
+ * (cost, chaos, throughput, fleet) and rewrites only that table.
  */
 const PHASES = new Set((process.env.SYNC_PHASES ?? "all").split(",").map((p) => p.trim()));
 const GROUPS_HEADING = "## Consumer groups on PostgreSQL (`SYNC_PHASES=groups npm run bench:sync`)";
@@ -366,8 +367,8 @@ if (PHASES.has("cost") && !PHASES.has("all")) {
 }
 
 if (PHASES.has("store")) await storePhase(progress);
-if (!PHASES.has("all") && !PHASES.has("groups")) process.exit(0);
-if (!PHASES.has("all")) {
+if (!PHASES.has("all") && !PHASES.has("groups") && !PHASES.has("main")) process.exit(0);
+if (!PHASES.has("all") && !PHASES.has("main")) {
   const postgres = await startPostgres();
   try {
     if (PHASES.has("groups")) {
@@ -479,7 +480,19 @@ report(
 report(
   `| fleet chaos: three workers on PostgreSQL, ${CHAOS_ORDERS} orders, ${CHAOS_DAYS} days, as above | ${fleetMismatched} orders differing, ${fleetWrong.length} changes missed or repeated, ${fleetRepeatedIds} change ids repeated, resumed at the stored cursor: ${fleetChaos.resumedWithCursor} | 0, 0, 0 | ${fleetMismatched + fleetWrong.length + fleetRepeatedIds === 0 && fleetChaos.resumedWithCursor ? "yes" : "no"} |`,
 );
-writeFileSync(new URL("./results-sync.md", import.meta.url), `${lines.join("\n")}\n`);
+const resultsFile = new URL("./results-sync.md", import.meta.url);
+if (PHASES.has("main")) {
+  // The main table only: the sections after it (cost, store, groups) keep their last runs.
+  const before = existsSync(resultsFile) ? readFileSync(resultsFile, "utf8") : "";
+  const sections = before.indexOf("\n## ");
+  writeFileSync(
+    resultsFile,
+    `${lines.join("\n")}\n${sections < 0 ? "" : `\n${before.slice(sections + 1)}`}`,
+  );
+  progress("wrote the main table of bench/results-sync.md");
+  process.exit(0);
+}
+writeFileSync(resultsFile, `${lines.join("\n")}\n`);
 await writeSection(COST_HEADING, costLines);
 {
   const groupsServer = await startPostgres();
