@@ -18,15 +18,11 @@ const maxTokenLifetimeSeconds = 24 * 3600;
 
 interface CachedToken {
   value: string;
-  /** Monotonic ms, as `refreshAt`. */
   expiresAt: number;
   refreshAt: number;
 }
 
-/**
- * OAuth 2.0 client credentials: one shared token and token request, renewed early on a monotonic
- * clock; a failed early renewal keeps using the still-valid token.
- */
+/** One shared token and token request; a failed early renewal keeps the still-valid token. */
 export class ClientCredentialsTokenSource implements TokenSource {
   #cached: CachedToken | undefined;
   #inflight: Promise<CachedToken> | undefined;

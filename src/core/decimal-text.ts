@@ -3,10 +3,7 @@ import type { Decimal as DecimalJs } from "decimal.js";
 const plainDecimal = /^-?\d+(?:\.\d+)?$/;
 const LOG_BASE = 7;
 
-/**
- * `new Ctor(text)` for plain decimal text, without decimal.js's general parser, which costs more than
- * `JSON.parse` of the page; undefined for any other text.
- */
+/** `new Ctor(text)` without decimal.js's parser, which costs more than `JSON.parse` of the page. */
 export function fromDecimalText<D extends DecimalJs>(
   Ctor: new (value: string) => D,
   text: string,
@@ -66,7 +63,6 @@ function sameDecimal(expected: object, built: object): boolean {
   return String(expected) === String(built);
 }
 
-/** As decimal.js's parseDecimal, from the character codes, without intermediate strings. */
 function build<D extends DecimalJs>(Ctor: new (value: string) => D, text: string): D {
   const negative = text.charCodeAt(0) === 45;
   const start = negative ? 1 : 0;

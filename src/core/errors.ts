@@ -40,7 +40,6 @@ export interface Problem {
   detail: string;
   /** Echo of the request id: quote it when escalating to the service's staff. */
   requestId: string;
-  /** Members the service may add within v1 (Versioning rule 2), kept as received. */
   [member: string]: unknown;
 }
 
@@ -198,10 +197,7 @@ export class APITimeoutError extends APIConnectionError {
   }
 }
 
-/**
- * The caller's `AbortSignal` fired. With a `submissionId`, the order exists: resume with
- * `client.submissions.wait(submissionId)`, never resubmit under a new `partnerOrderId`.
- */
+/** The caller's `AbortSignal` fired; with a `submissionId` the order exists: resume, never resubmit. */
 export class APIUserAbortError extends PartnerOrdersError {
   override name = "APIUserAbortError";
   /** The submission the aborted wait was following, when one was known. */
@@ -220,17 +216,7 @@ interface ResponseDecodeInit {
   orderNumber?: number | undefined;
 }
 
-/**
- * A success answer the SDK cannot read (not JSON, or a decimal field that is no amount): nothing of
- * it is returned, and it is never retried.
- * @example
- * try {
- *   for await (const order of client.orders.list()) store(order);
- * } catch (error) {
- *   if (error instanceof ResponseDecodeError) console.log(error.orderNumber, error.path, error.reason);
- *   else throw error;
- * }
- */
+/** A success answer the SDK cannot read (not JSON, or a decimal that is no amount); never retried. */
 export class ResponseDecodeError extends PartnerOrdersError {
   override name = "ResponseDecodeError";
   /** The operation whose answer was refused, e.g. `listOrders`. */
@@ -307,10 +293,7 @@ export class SubmissionTimeoutError<S = Submission> extends PartnerOrdersError {
   }
 }
 
-/**
- * The order WAS submitted, but the `Location` to poll was refused. Resume with
- * `client.submissions.wait(error.submissionId)`; a new `partnerOrderId` would make a second order.
- */
+/** The order WAS submitted, but the `Location` to poll was refused: resume, never resubmit. */
 export class SubmissionLocationError extends PartnerOrdersError {
   override name = "SubmissionLocationError";
   /** The submission the service created or found, from the POST's answer body. */

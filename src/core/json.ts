@@ -1,7 +1,4 @@
-/**
- * `JSON.parse`, but numbers at `keep` paths (`order.lines[].lineListTotal`) stay the text sent:
- * `JSON.parse` would round money to a double, and Node 20 has no source access.
- */
+/** Numbers at `keep` paths stay text: JSON.parse would round them (Node 20 has no source access). */
 export function parseJsonKeepingNumbers(text: string, keep: ReadonlySet<string>): unknown {
   let i = 0;
 

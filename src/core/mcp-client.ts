@@ -16,7 +16,6 @@ export interface McpTool {
   description?: string;
   /** JSON Schema of the tool's arguments. */
   inputSchema: { [key: string]: unknown };
-  /** Other fields of the MCP tool definition, as sent. */
   [key: string]: unknown;
 }
 
@@ -26,7 +25,6 @@ export interface McpToolList {
   tools: McpTool[];
   /** Set when more tools follow: pass it back as `listTools({ cursor })`. */
   nextCursor?: string;
-  /** Other fields of the MCP result, as sent. */
   [key: string]: unknown;
 }
 
@@ -36,7 +34,6 @@ export interface McpContent {
   type: string;
   /** A `"text"` item's text: for the service's tools, the REST operation's JSON body. */
   text?: string;
-  /** Other fields of the content item, as sent. */
   [key: string]: unknown;
 }
 
@@ -46,7 +43,6 @@ export interface McpToolResult {
   content?: McpContent[];
   /** True when the content is a problem document rather than the operation's result. */
   isError?: boolean;
-  /** Other fields of the MCP result, as sent. */
   [key: string]: unknown;
 }
 

@@ -6,22 +6,20 @@ type Schemas = components["schemas"];
 type With<T, Changes> = Omit<T, keyof Changes> & Changes;
 
 /**
- * Order totals: each a `Decimal`, or `null` when not computed. Null is not zero.
+ * Order totals: each a `Decimal`, or `null` when not computed. Null is not zero. @interface
  * @property item Sum of the items.
  * @property shipping Shipping.
  * @property tax Tax.
  * @property order The order total.
- * @interface
  */
 export type OrderTotals = { [K in keyof Schemas["OrderTotals"]]: Decimal | null };
 /**
- * An order (GET /v1/orders, GET /v1/orders/{orderNumber}). Unknown fields pass through.
+ * An order (GET /v1/orders, GET /v1/orders/{orderNumber}). Unknown fields pass through. @interface
  * @property orderNumber The platform's order number.
  * @property siteId The granted site the order belongs to.
  * @property purchaseOrder The purchase order reference.
  * @property projectName The project name.
  * @property closed Whether the order is closed.
- * @interface
  */
 export type Order = With<
   Schemas["Order"],
@@ -31,11 +29,10 @@ export type Order = With<
   }
 >;
 /**
- * A line of an order (GET /v1/orders/{orderNumber}/items), identified by `orderNumber` plus `itemNumber`.
+ * A line of an order (GET /v1/orders/{orderNumber}/items). @interface
  * @property orderNumber The order this line belongs to.
  * @property siteId The order's site.
  * @property productName The product's name.
- * @interface
  */
 export type OrderItem = With<
   Schemas["OrderItem"],
@@ -47,22 +44,20 @@ export type OrderItem = With<
   }
 >;
 /**
- * A shipment of an order (GET /v1/orders/{orderNumber}/shipments). Read `trackingNumbers` as sent.
+ * A shipment of an order (GET /v1/orders/{orderNumber}/shipments). @interface
  * @property orderNumber The order this shipment belongs to.
  * @property siteId The order's site.
- * @interface
  */
 export type Shipment = Schemas["Shipment"];
 /** A package of a shipment: its `sequence` (an ordering hint) and carrier number. @interface */
 export type Package = Schemas["Package"];
 /**
- * One orderable catalog entry, one per variant (GET /v1/products); for a price, ask a {@link Quote}.
+ * A catalog entry, one per variant (GET /v1/products); prices come from a {@link Quote}. @interface
  * @property productId `SLO_` (site-owned) or `SLS_` (shared to the site) plus 1 to 18 digits; treat as opaque.
  * @property name The product's name.
  * @property description The product's description, or `null`.
  * @property serviceType `STOCK` (warehoused inventory) or `POD` (print on demand, quoted per order).
  * @property shippable Whether the product ships.
- * @interface
  */
 export type Product = With<
   Schemas["Product"],
@@ -72,14 +67,13 @@ export type Product = With<
   }
 >;
 /**
- * One variant of a {@link ProductDetail}: the same fields and meanings as on {@link Product}.
+ * One variant of a {@link ProductDetail}, its fields as on {@link Product}. @interface
  * @property variantId The variant id, `null` for print on demand; send it back exactly as received.
  * @property sku The variant's SKU; `null` for print on demand.
  * @property availableInventory Stock on hand; `null` when `inventoryTracked` is false (unknown, not zero).
  * @property inventoryTracked Whether `availableInventory` means anything.
  * @property minQuantity Smallest quantity that can be ordered; `null` means no minimum.
  * @property maxQuantity Largest quantity that can be ordered; `null` means no maximum.
- * @interface
  */
 export type ProductVariant = With<
   Schemas["ProductVariant"],
@@ -89,14 +83,13 @@ export type ProductVariant = With<
   }
 >;
 /**
- * A product with all its variants (GET /v1/products/{productId}).
+ * A product with all its variants (GET /v1/products/{productId}). @interface
  * @property productId `SLO_` or `SLS_` plus 1 to 18 digits; treat as opaque.
  * @property siteId The granted site that owns the product.
  * @property name The product's name.
  * @property description The product's description, or `null`.
  * @property serviceType `STOCK` or `POD`.
  * @property shippable Whether the product ships.
- * @interface
  */
 export type ProductDetail = With<
   Schemas["ProductDetail"],
@@ -106,10 +99,9 @@ export type ProductDetail = With<
   }
 >;
 /**
- * A price quote for a product at a quantity (POST /v1/products/{productId}/quote).
+ * A price quote for a product at a quantity (POST /v1/products/{productId}/quote). @interface
  * @property productId The product quoted.
  * @property quantity The quantity quoted.
- * @interface
  */
 export type Quote = With<
   Schemas["Quote"],
@@ -119,18 +111,16 @@ export type Quote = With<
   }
 >;
 /**
- * A granted site (GET /v1/sites). A site that is not `live` is still listed.
+ * A granted site (GET /v1/sites). A site that is not `live` is still listed. @interface
  * @property siteId The site's id.
  * @property name The site's name.
- * @interface
  */
 export type Site = Schemas["Site"];
 /**
- * The credential's own description (GET /v1/me): partner, granted sites, auth method, scopes.
+ * The credential's own description (GET /v1/me). @interface
  * @property partnerId The partner this credential belongs to; compare it when rotating credentials.
  * @property partnerName The partner's name.
  * @property authMethod `COGNITO_M2M` (bearer token), `MTLS` (client certificate) or `COGNITO_USER` (interactive sign-in).
- * @interface
  */
 export type Principal = Schemas["Principal"];
 
@@ -145,9 +135,8 @@ export type SubmittedOrderLine = With<
   }
 >;
 /**
- * The order a `completed` submission created.
+ * The order a `completed` submission created. @interface
  * @property projectId The platform's project id.
- * @interface
  */
 export type SubmittedOrder = With<
   Schemas["SubmittedOrder"],
@@ -164,9 +153,8 @@ export type SubmissionStatus = Schemas["SubmissionStatus"];
 export type SubmissionError = Schemas["SubmissionError"];
 type SubmissionFields = Omit<Schemas["Submission"], "status" | "order" | "errors">;
 /**
- * A submission still at work, `queued` or `processing`: it carries neither `order` nor `errors`.
+ * A submission still at work, `queued` or `processing`. @interface
  * @property submissionId Opaque polling id; belongs to the creating partner.
- * @interface
  */
 export type PendingSubmission = SubmissionFields & {
   /** Not terminal yet: poll again (`submissions.wait()` does). */
@@ -177,9 +165,8 @@ export type PendingSubmission = SubmissionFields & {
   errors?: never;
 };
 /**
- * A submission that created its order: terminal.
+ * A submission that created its order: terminal. @interface
  * @property submissionId Opaque polling id; belongs to the creating partner.
- * @interface
  */
 export type CompletedSubmission = SubmissionFields & {
   /** Terminal: the order exists. */
@@ -190,9 +177,8 @@ export type CompletedSubmission = SubmissionFields & {
   errors?: never;
 };
 /**
- * A rejected submission, terminal: fix what `errors` names and submit under a new `partnerOrderId`.
+ * A rejected submission, terminal: fix `errors`, submit under a new `partnerOrderId`. @interface
  * @property submissionId Opaque polling id; belongs to the creating partner.
- * @interface
  */
 export type FailedSubmission = SubmissionFields & {
   /** Terminal: no order was created. */
@@ -202,31 +188,23 @@ export type FailedSubmission = SubmissionFields & {
   /** Only a `completed` submission has an order. */
   order?: never;
 };
-/**
- * An order submission in any state, narrowed by `status`: `completed` has `order`, `failed` has
- * `errors`. A status added later passes through and reads as "still in progress"; it has no member
- * of its own, which would undo the narrowing (microsoft/TypeScript#26277).
- */
+/** An order submission, narrowed by `status`; a status added later reads as "still in progress". */
 export type Submission = PendingSubmission | CompletedSubmission | FailedSubmission;
 
-/**
- * The body of POST /v1/orders, checked before sending ({@link RequestValidationError}). One `shipTo`,
- * on the order or on every line; `partnerOrderId` is the idempotency key. @useDeclaredType
- */
+/** The body of POST /v1/orders; `partnerOrderId` is its idempotency key. @useDeclaredType */
 export type OrderRequest = Schemas["OrderRequest"];
 /**
- * One line of an {@link OrderRequest}. There is no price field: prices come from the catalog.
+ * One line of an {@link OrderRequest}; prices come from the catalog. @interface
  * @property quantity Positive whole number.
  * @property sku Up to 100 characters.
  * @property jobName Customer-facing job name, up to 200 characters.
  * @property artworkUrl Artwork location, up to 2000 characters.
  * @property templateVariables Up to 50 entries; keys up to 100 characters (not `__proto__`, `constructor` or `prototype`), values up to 2000.
  * @property shipTo This line's address, only when every line has one and the order has none; never with `email`.
- * @interface
  */
 export type OrderLineRequest = Schemas["OrderLineRequest"];
 /**
- * The order-level ship-to address; its `email` becomes the order's ship-notification address.
+ * The order-level ship-to address. @interface
  * @property name Recipient name, up to 200 characters.
  * @property company Company, up to 200 characters.
  * @property address1 First address line, up to 200 characters.
@@ -236,11 +214,10 @@ export type OrderLineRequest = Schemas["OrderLineRequest"];
  * @property postalCode Postal code, up to 20 characters.
  * @property phone Phone number, up to 40 characters.
  * @property email Up to 254 characters; becomes the order's ship-notification address.
- * @interface
  */
 export type ShipTo = Schemas["ShipTo"];
 /**
- * A line-level ship-to address: a {@link ShipTo} without `email`.
+ * A line-level ship-to address: a {@link ShipTo} without `email`. @interface
  * @property name Recipient name, up to 200 characters.
  * @property company Company, up to 200 characters.
  * @property address1 First address line, up to 200 characters.
@@ -249,7 +226,6 @@ export type ShipTo = Schemas["ShipTo"];
  * @property state State or region, up to 100 characters.
  * @property postalCode Postal code, up to 20 characters.
  * @property phone Phone number, up to 40 characters.
- * @interface
  */
 export type LineShipTo = Schemas["LineShipTo"];
 

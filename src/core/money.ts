@@ -177,6 +177,7 @@ function toDecimal(
       result = new Decimal(value);
     }
   } catch {
+    // decimal.js's own errors become the typed error below.
   }
   // An exponent out of range reads as Infinity or, by underflow, as zero: not an amount.
   const underflow =

@@ -53,41 +53,21 @@ export interface ClientOptions {
   mtls?: MtlsOptions;
   /** Retries per call, across all retryable answers. @default 2 */
   maxRetries?: number;
-  /**
-   * What is retried and how long each retry waits; values not given keep their defaults.
-   * @default defaultRetryPolicy
-   * @example { baseDelayMs: 500, rules: { 500: false }, budget: { capacity: 100 } }
-   */
+  /** What is retried and how long each retry waits ({@link RetryOptions}). @default defaultRetryPolicy */
   retry?: RetryOptions;
   /** Bound on each HTTP attempt, in milliseconds. @default 30000 */
   timeoutMs?: number;
-  /**
-   * Headers added to every API and MCP request (not the token request). `Authorization`,
-   * `Content-Type` and `Accept` belong to the SDK: giving one throws `RequestValidationError`.
-   * @default {}
-   * @example { "X-Correlation-Id": "checkout-7" }
-   */
+  /** Added to every API and MCP request; `Authorization`, `Content-Type`, `Accept` throw. @default {} */
   defaultHeaders?: Record<string, string>;
   /** A `fetch` to use instead of the global one. @default globalThis.fetch, read at call time */
   fetch?: typeof fetch;
-  /**
-   * Where log lines go; never a header, body, token or secret.
-   * @default undefined, or `console` when `PARTNER_ORDERS_LOG` is set
-   */
+  /** Where log lines go (never a secret). @default `console` if `PARTNER_ORDERS_LOG` is set */
   logger?: Logger;
   /** The least severe level logged. @default process.env.PARTNER_ORDERS_LOG, else "warn" */
   logLevel?: LogLevel;
-  /**
-   * Where a fleet's processes share their bearer token; if unreachable, each mints its own.
-   * @default undefined (each client keeps its own token)
-   * @example createRedisTokenCache(redis) // from "partner-orders/fleet"
-   */
+  /** A fleet's shared bearer token (`createRedisTokenCache`). @default undefined */
   tokenCache?: TokenCache;
-  /**
-   * Makes a fleet's processes all wait out a `Retry-After` one of them met.
-   * @default undefined (each client learns of the rate limit on its own)
-   * @example createRedisRateLimitGate(redis) // from "partner-orders/fleet"
-   */
+  /** A fleet waits out a 429 as one (`createRedisRateLimitGate`). @default undefined */
   rateLimitGate?: RateLimitGate;
   /** OpenTelemetry traces and metrics (needs `@opentelemetry/api`), or `false`. @default {} */
   telemetry?: TelemetryOptions | false;
@@ -95,11 +75,7 @@ export interface ClientOptions {
   clock?: Clock;
 }
 
-/**
- * What `client.withOptions()` can change; `defaultHeaders` are added to the original's.
- * @example
- * const patient = client.withOptions({ maxRetries: 5, timeoutMs: 60_000 });
- */
+/** What `client.withOptions()` can change; `defaultHeaders` are added to the original's. */
 export type ClientOverrides = Pick<
   ClientOptions,
   "maxRetries" | "retry" | "timeoutMs" | "logger" | "logLevel" | "defaultHeaders"

@@ -22,19 +22,13 @@ export interface Page<T> {
 
 /** Options of {@link Paginated.toArray}. */
 export interface ToArrayOptions {
-  /**
-   * The most items collected; a longer list throws instead of filling memory.
-   * @default 10000
-   */
+  /** The most items collected; a longer list throws instead of filling memory. @default 10000 */
   max?: number;
 }
 
 const defaultToArrayMax = 10_000;
 
-/**
- * A paginated list: `await` it for the first page, `for await` it for every item, or iterate
- * `.pages()`. It stops only at a null `nextCursor`, and refuses a repeated cursor instead of looping.
- */
+/** `await` it for the first page, `for await` it for every item; it stops only at a null cursor. */
 export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
   #first: Promise<PageData<T>> | undefined;
 
@@ -86,11 +80,7 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     for await (const page of this.pages()) yield* page.data;
   }
 
-  /**
-   * Every item of every page, in one array; item `max + 1` throws instead of filling memory.
-   * @example
-   * const orders = await client.orders.list({ siteId: 12 }).toArray({ max: 500 });
-   */
+  /** Every item of every page, in one array; item `max + 1` throws instead of filling memory. */
   async toArray(options: ToArrayOptions = {}): Promise<T[]> {
     const max = options.max ?? defaultToArrayMax;
     if (!(max === Number.POSITIVE_INFINITY || (Number.isInteger(max) && max >= 0))) {
@@ -115,8 +105,7 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     return page;
   }
 
-  // Cursor to page depth: a cursor followed before at this depth or less closes a cycle; asking one
-  // page twice for its next (a retry) does not.
+  // A cursor followed before at this depth or less closes a cycle; a retry of one page does not.
   #trail(): Map<string | undefined, number> {
     return new Map([[this.startCursor, 0]]);
   }

@@ -51,10 +51,7 @@ export interface WaiterConfig {
 
 type SubmissionCall = Operation<"submitOrder" | "getSubmission">;
 
-/**
- * @internal One deadline bounds the whole wait: nothing that would pass it is started. `failed` is
- * returned, not thrown (API document, Errors rule 6).
- */
+/** @internal One deadline bounds the whole wait; `failed` is returned, not thrown (Errors rule 6). */
 export class SubmissionWaiter {
   readonly #config: WaiterConfig;
 

@@ -8,11 +8,9 @@ export interface SharedTokenRequest {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   signal?: AbortSignal;
   onCacheError: (error: unknown) => void;
-  /** @default 10000 */
   lockTtlMs?: number;
   /** For another's token, before minting its own. @default 5000 */
   waitMs?: number;
-  /** @default 50 */
   pollMs?: number;
 }
 

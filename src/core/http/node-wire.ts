@@ -13,10 +13,7 @@ function isNode(): boolean {
   return typeof g.process?.versions?.node === "string" && !g.Bun && !g.Deno;
 }
 
-/**
- * undici on Node when installed, else the global `fetch`; also `fetch` when an interceptor (msw,
- * nock) replaced it, as the partner expects it to see the SDK's requests.
- */
+/** Fetch when an interceptor (msw, nock) replaced it: a partner expects it to see our requests. */
 export function nodeWire(onlyFetch: boolean): Wire {
   const viaFetch = fetchWire(((request) => globalThis.fetch(request)) as Fetch);
   if (onlyFetch || !isNode()) return viaFetch;

@@ -22,7 +22,6 @@ export interface Operation<K extends ApiOperationId = ApiOperationId> {
   auth?: boolean;
   /** False for GET /v1/ping, whose body the API document does not show. @default true */
   decode?: boolean;
-  /** @default decodeBody */
   decoder?: (operationId: string, text: string) => unknown;
   /** Any rejects the call (a rejection, not a throw) and nothing is sent. */
   violations?: readonly Violation[];
@@ -52,7 +51,6 @@ export function methodOf(operation: Operation): "GET" | "POST" {
   return routes[operation.operationId].method === "post" ? "POST" : "GET";
 }
 
-/** Without query string: safe for messages and logs. */
 export function displayPath(operation: Operation): string {
   return routes[operation.operationId].path.replace(/\{(\w+)\}/g, (_, name: string) =>
     // Stryker disable next-line OptionalChaining,StringLiteral: operation() requires every path parameter its path names

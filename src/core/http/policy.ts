@@ -13,10 +13,7 @@ export interface RetryRule {
   backoff?: boolean;
 }
 
-/**
- * A client-wide retry budget, shared with `withOptions()` clients: retries spend from it, successes
- * give back, and while it is empty failures throw at once, so an outage adds about 35 retries.
- */
+/** A client-wide retry budget: while it is empty, failures throw at once (an outage adds ~35). */
 export interface RetryBudgetOptions {
   /** Tokens when the client is made, and the most it can hold. @default 500 */
   capacity?: number;
@@ -34,11 +31,7 @@ export interface RetryBudgetOptions {
  * new PartnerOrders({ ...credentials, retry: { baseDelayMs: 500, rules: { 500: false } } });
  */
 export interface RetryOptions {
-  /**
-   * A rule per retryable answer, merged over the default one; `false` never retries that answer.
-   * @default 401 once with a fresh token; 429 after `Retry-After`; 500 once after 1 to 2 s; 503,
-   * connection errors and timeouts with backoff
-   */
+  /** A rule per retryable answer, merged over the default one. @default see {@link RetryRules} */
   rules?: RetryRules;
   /** First backoff step, in milliseconds; it doubles with each retry of the call. @default 1000 */
   baseDelayMs?: number;
@@ -48,10 +41,7 @@ export interface RetryOptions {
   jitter?: number;
   /** A longer `Retry-After`, in seconds, throws `RateLimitError` at once. @default 60 */
   maxRetryAfterSeconds?: number;
-  /**
-   * The client-wide retry budget, or `false`; `withOptions()` can only turn it off.
-   * @default { capacity: 500, retryCost: 14, throttlingRetryCost: 5, successRefund: 1 }
-   */
+  /** The client-wide retry budget, or `false`. @default {@link RetryBudgetOptions}' defaults */
   budget?: RetryBudgetOptions | false;
 }
 

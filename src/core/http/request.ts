@@ -39,7 +39,6 @@ export interface TokenSource {
 export interface HttpRequest<T> {
   method: string;
   url: string;
-  /** For messages and log lines: no query string. */
   path: string;
   operation?: string;
   headers: Record<string, string>;
@@ -89,7 +88,6 @@ export class Http {
     return this.#config.telemetry;
   }
 
-  /** Tells `observer` of every API call that succeeds; returns the function that stops it. */
   observe(observer: (operation: Operation, data: unknown) => void): () => void {
     this.#observers.add(observer);
     return () => this.#observers.delete(observer);
@@ -221,8 +219,7 @@ export class Http {
     let linked = timeout.signal;
     let unlink: (() => void) | undefined;
     if (signal) {
-      // AbortSignal.any (Node 20.3+): a body read later (MCP) stays abortable, and a long-lived
-      // signal shared by many requests collects no listeners.
+      // AbortSignal.any: a body read later (MCP) stays abortable; a shared signal collects no listeners.
       if (AbortSignal.any) linked = AbortSignal.any([signal, timeout.signal]);
       else {
         const onAbort = () => timeout.abort();

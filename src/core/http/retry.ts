@@ -31,7 +31,6 @@ export interface RetryState {
   byAnswer?: Partial<Record<RetryableAnswer, number>>;
 }
 
-/** Milliseconds to wait before retrying after `error`, or null: no retry. */
 export function retryDelay(
   error: unknown,
   state: RetryState,
@@ -68,7 +67,6 @@ export interface RetryLoopOptions {
   policy?: RetryPolicy;
   budget?: RetryBudget | undefined;
   signal?: AbortSignal | undefined;
-  /** Monotonic ms. */
   deadline?: number | undefined;
   /** False when no fresh credential can be had. */
   onUnauthorized?: (error: AuthenticationError) => boolean;
@@ -129,14 +127,11 @@ export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): n
   return Math.max(0, (date - nowMs) / 1000);
 }
 
-// Literals, not `new RegExp`, so a bundle that never reads `Retry-After` drops them.
-// `Sun, 06 Nov 1994 08:49:37 GMT`
+// IMF-fixdate, RFC 850 and asctime; literals, so a bundle that never reads `Retry-After` drops them.
 const imfFixdate =
   /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
-// `Sunday, 06-Nov-94 08:49:37 GMT`
 const rfc850 =
   /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
-// `Sun Nov  6 08:49:37 1994`
 const asctime =
   /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
 

@@ -1,4 +1,3 @@
-// How a request leaves the process: `undici.request` on a kept-alive pool, or `fetch`.
 import type { Dispatcher } from "undici";
 
 export interface WireRequest {
@@ -50,7 +49,6 @@ function fromResponse(response: Response): WireAnswer {
 
 type Undici = typeof import("undici");
 
-// undici is an optional peer.
 export async function loadUndici(): Promise<Undici | undefined> {
   try {
     return await import("undici");

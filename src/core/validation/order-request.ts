@@ -63,10 +63,7 @@ const FORBIDDEN_TEMPLATE_KEYS: ReadonlySet<string> = new Set([
   "prototype",
 ]);
 
-/**
- * Every rule of POST /v1/orders the client can know before sending, read as `JSON.stringify` would
- * send it; rules that need the service's data (granted site, catalog, STOCK or POD) stay its own.
- */
+/** Every rule of POST /v1/orders that needs none of the service's data (catalog, STOCK or POD). */
 export function validateOrderRequest(request: unknown): Violation[] {
   const violations: Violation[] = [];
   const report = collectInto(violations);

@@ -21,7 +21,6 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return plain && !(Symbol.toStringTag in value) && !(Symbol.iterator in value);
 }
 
-/** Integers above 2^53 - 1 cannot be sent exactly. */
 export function isPositiveSafeInteger(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) > 0;
 }
