@@ -1,6 +1,6 @@
 import { RequestValidationError, type Violation } from "./errors";
 
-// Refused, not dropped: a header that silently never leaves hides a bug.
+// Refused, not dropped, which would hide a bug; a given User-Agent follows the SDK's own.
 const ownedHeaders = ["authorization", "content-type", "accept"];
 
 /** Never quotes a value. */

@@ -6,6 +6,7 @@ export function parseJsonKeepingNumbers(text: string, keep: ReadonlySet<string>)
     // Stryker disable next-line StringLiteral: decodeBody replaces every refusal with its own message
     throw new SyntaxError(`Unexpected token in JSON at position ${i}`);
   };
+  // Past the end charCodeAt is NaN, no space: the loop needs no bound.
   const skipSpace = () => {
     let c = text.charCodeAt(i);
     while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = text.charCodeAt(++i);
@@ -15,6 +16,7 @@ export function parseJsonKeepingNumbers(text: string, keep: ReadonlySet<string>)
     if (text[i] !== char) fail();
     i++;
   };
+  // Keys too: a slice not starting with a quote is no JSON string, so JSON.parse refuses it.
   const readString = (): string => {
     const start = i;
     let c = text[++i];

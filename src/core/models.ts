@@ -5,13 +5,7 @@ import type { Decimal } from "./decimal";
 type Schemas = components["schemas"];
 type With<T, Changes> = Omit<T, keyof Changes> & Changes;
 
-/**
- * Order totals: each a `Decimal`, or `null` when not computed. Null is not zero. @interface
- * @property item Sum of the items.
- * @property shipping Shipping.
- * @property tax Tax.
- * @property order The order total.
- */
+/** Order totals: each a `Decimal`, or `null` when not computed. Null is not zero. @interface */
 export type OrderTotals = { [K in keyof Schemas["OrderTotals"]]: Decimal | null };
 /**
  * An order (GET /v1/orders, GET /v1/orders/{orderNumber}). Unknown fields pass through. @interface
@@ -152,10 +146,7 @@ export type SubmissionStatus = Schemas["SubmissionStatus"];
 /** Why a `failed` submission was rejected: its own kind of `code`, not a problem's. @interface */
 export type SubmissionError = Schemas["SubmissionError"];
 type SubmissionFields = Omit<Schemas["Submission"], "status" | "order" | "errors">;
-/**
- * A submission still at work, `queued` or `processing`. @interface
- * @property submissionId Opaque polling id; belongs to the creating partner.
- */
+/** A submission still at work, `queued` or `processing`. @interface */
 export type PendingSubmission = SubmissionFields & {
   /** Not terminal yet: poll again (`submissions.wait()` does). */
   status: "queued" | "processing";
@@ -164,10 +155,7 @@ export type PendingSubmission = SubmissionFields & {
   /** Only a `failed` submission has errors. */
   errors?: never;
 };
-/**
- * A submission that created its order: terminal. @interface
- * @property submissionId Opaque polling id; belongs to the creating partner.
- */
+/** A submission that created its order: terminal. @interface */
 export type CompletedSubmission = SubmissionFields & {
   /** Terminal: the order exists. */
   status: "completed";
@@ -176,10 +164,7 @@ export type CompletedSubmission = SubmissionFields & {
   /** Only a `failed` submission has errors. */
   errors?: never;
 };
-/**
- * A rejected submission, terminal: fix `errors`, submit under a new `partnerOrderId`. @interface
- * @property submissionId Opaque polling id; belongs to the creating partner.
- */
+/** A rejected submission: fix `errors`, submit under a new `partnerOrderId`. @interface */
 export type FailedSubmission = SubmissionFields & {
   /** Terminal: no order was created. */
   status: "failed";

@@ -111,6 +111,7 @@ export interface ResolvedOptions {
 }
 
 export function env(name: string): string | undefined {
+  // `process` may not exist on edge runtimes.
   const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
     ?.env?.[name];
   return value === "" ? undefined : value;

@@ -101,6 +101,7 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
 
   async #fetch(cursor: string | undefined): Promise<PageData<T>> {
     const page = await this.fetchPage(cursor);
+    // A first page never matches: its cursor is undefined, nextCursor a string or null.
     if (page.nextCursor === cursor) throw repeatedCursor();
     return page;
   }

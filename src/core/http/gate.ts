@@ -24,6 +24,7 @@ export function gateAttempts(
     } catch (cause) {
       unavailable(cause);
     }
+    // No number (undefined, NaN): open.
     if (waitMs !== undefined && waitMs > 0) {
       const seconds = Math.ceil(waitMs / 1000);
       const ceiling = policy.maxRetryAfterSeconds;

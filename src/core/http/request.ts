@@ -143,6 +143,7 @@ export class Http {
 
   request<T>(request: HttpRequest<T>, options: CallOptions = {}): Promise<WithResponse<T>> {
     const slot = this.#config.telemetry;
+    // Only until the @opentelemetry/api look-up ends: then no promise more than untraced.
     if (slot?.ready) return slot.ready.then(() => this.request(request, options));
     const hooks = slot?.hooks;
     if (hooks) return hooks.request(request, (observe) => this.#request(request, options, observe));

@@ -171,9 +171,8 @@ function parseHttpDate(text: string, nowMs: number): number | null {
   const monthIndex = "JanFebMarAprMayJunJulAugSepOctNovDec".indexOf(mon) / 3;
   const ms = Date.UTC(year, monthIndex, Number(day), Number(h), Number(m), Number(s));
   const date = new Date(ms);
-  // Date.UTC rolls 30 Feb over to March: such a date is malformed. A field out of range differs
-  // and carries into the next, so each comparison is backed by another.
-  // Stryker disable ConditionalExpression,LogicalOperator: see above
+  // Date.UTC rolls 30 Feb over to March: such a date is malformed.
+  // Stryker disable ConditionalExpression,LogicalOperator: equivalent, an out-of-range field also carries into the next
   if (
     date.getUTCFullYear() !== year ||
     date.getUTCMonth() !== monthIndex ||
