@@ -41,7 +41,10 @@ export interface RetryOptions {
   jitter?: number;
   /** A longer `Retry-After`, in seconds, throws `RateLimitError` at once. @default 60 */
   maxRetryAfterSeconds?: number;
-  /** The client-wide retry budget, or `false`. @default {@link RetryBudgetOptions}' defaults */
+  /**
+   * The client-wide retry budget, or `false`; `withOptions()` can only turn it off.
+   * @default { capacity: 500, retryCost: 14, throttlingRetryCost: 5, successRefund: 1 }
+   */
   budget?: RetryBudgetOptions | false;
 }
 
