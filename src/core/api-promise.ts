@@ -2,14 +2,11 @@
 export interface WithResponse<T> {
   /** The call's result, as the promise itself resolves to. */
   data: T;
-  /** The HTTP response: status and headers (rate-limit headers included); its body already read. */
+  /** The HTTP response, its body already read. */
   response: Response;
 }
 
-/**
- * What every call returns: a promise of the data, plus `.withResponse()` for the status and headers
- * (rate-limit headers included) of the answer it came from.
- */
+/** What every call returns: a promise of the data, plus `.withResponse()` for status and headers. */
 export class APIPromise<T> implements PromiseLike<T> {
   /** @hidden `"APIPromise"`, for `Object.prototype.toString`. */
   readonly [Symbol.toStringTag] = "APIPromise";
@@ -45,7 +42,6 @@ export class APIPromise<T> implements PromiseLike<T> {
   }
 }
 
-/** A call's promise with its data transformed, `.withResponse()` kept. */
 export function mapResult<T, U>(
   promise: APIPromise<T>,
   transform: (data: T, response: Response) => U,

@@ -12,25 +12,17 @@ import { obtainSharedToken } from "./shared-token";
 import { type SharedToken, tokenCacheKey } from "./token-cache";
 
 export const tokenPath = "/oauth2/token";
-/** The lifetime of a token whose answer carries no `expires_in`. */
 const defaultTokenLifetimeSeconds = 3600;
-/** A longer `expires_in` (1e308 from a hostile server) is read as this: the token is renewed daily. */
+// A longer `expires_in` (1e308 from a hostile server) reads as a day.
 const maxTokenLifetimeSeconds = 24 * 3600;
 
 interface CachedToken {
   value: string;
-  /** Monotonic ms after which the token is no longer sent. */
   expiresAt: number;
-  /** Monotonic ms from which a new token is fetched, the old one kept as a fallback. */
   refreshAt: number;
 }
 
-/**
- * OAuth 2.0 client credentials against `{baseUrl}/oauth2/token` (API document, Authentication 1).
- * One token is cached and shared; concurrent callers share one token request (single flight); it is
- * renewed max(60 s, 10 % of `expires_in`) before expiry, measured on a monotonic clock so a wall-clock
- * jump cannot make it stale; a failed early renewal keeps using the still-valid token.
- */
+/** One shared token and token request; a failed early renewal keeps the still-valid token. */
 export class ClientCredentialsTokenSource implements TokenSource {
   #cached: CachedToken | undefined;
   #inflight: Promise<CachedToken> | undefined;
@@ -51,7 +43,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
     this.#clientSecret = clientSecret;
     this.#secrets = new SecretSet([
       clientSecret,
-      // The Basic credential, as sent (RFC 6749 2.3.1) and as a careless server might rebuild it.
+      // The Basic credential, as sent and as a careless server might rebuild it.
       base64(`${formEncode(clientId)}:${formEncode(clientSecret)}`),
       base64(`${clientId}:${clientSecret}`),
     ]);
@@ -86,8 +78,6 @@ export class ClientCredentialsTokenSource implements TokenSource {
   }
 
   #mint(): Promise<CachedToken> {
-    // The token request is not tied to one caller's signal: others may be waiting on it too (each
-    // caller stops waiting on its own abort: TokenSource.get).
     this.#inflight ??= this.#request().finally(() => {
       this.#inflight = undefined;
     });
@@ -102,7 +92,6 @@ export class ClientCredentialsTokenSource implements TokenSource {
     return token;
   }
 
-  /** The fleet's token from `tokenCache`, minted here only when no other process has one. */
   async #shared(cache: NonNullable<ResolvedOptions["tokenCache"]>): Promise<SharedToken> {
     const { baseUrl, scopes } = this.options;
     this.#cacheKey ??= tokenCacheKey(baseUrl.href, this.#clientId, scopes);
@@ -111,7 +100,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
       key: await this.#cacheKey,
       now: () => this.clock.now(),
       sleep: (ms, signal) => this.clock.sleep(ms, signal),
-      // The error's name only: a Redis client's message can carry its URL and password.
+      // The name only: a Redis client's message can carry its password.
       onCacheError: (error) =>
         this.log.warn("token cache unavailable; this process mints its own token", {
           error: error instanceof Error ? error.name : typeof error,
@@ -120,7 +109,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
     });
   }
 
-  /** Monotonic times (this process only) to wall-clock ones every process can read, and back. */
+  // Monotonic times mean nothing to other processes: shared tokens carry wall-clock ones.
   #shareable(token: CachedToken): SharedToken {
     const offset = this.clock.now() - this.clock.monotonic();
     return {
@@ -158,9 +147,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
       headers.authorization = `Basic ${base64(pair)}`;
     }
     const started = this.clock.monotonic();
-    // An HTTP attempt like any other: `timeoutMs` bounds it, or a silent token endpoint would hang
-    // every call that waits on it. Not retried here (the calls waiting on it retry) and tied to no
-    // caller's signal: others may be waiting on it too.
+    // Bounded by `timeoutMs`, not retried (the calls waiting on it do) and tied to no caller's signal.
     const { data } = await this.http.request(
       {
         method: "POST",
@@ -182,16 +169,14 @@ export class ClientCredentialsTokenSource implements TokenSource {
   }
 }
 
-/** A 2xx of the token endpoint read as a token; an answer without a usable one is refused. */
 async function readToken(answer: WireAnswer, started: number): Promise<CachedToken> {
   // Stryker disable next-line StringLiteral,ArrowFunction: equivalent, an unreadable body is no JSON whatever stands for it
   const text = await answer.text().catch(() => "");
-  // Any JSON: a primitive (a string, a number) has no access_token either.
   let body: { access_token?: unknown; expires_in?: unknown } | null = null;
   try {
     body = JSON.parse(text);
   } catch {
-    // Not JSON: no access_token, refused below.
+    // Not JSON: refused below.
   }
   const refuse = (what: string) =>
     new AuthenticationError({
@@ -203,10 +188,7 @@ async function readToken(answer: WireAnswer, started: number): Promise<CachedTok
     });
   const accessToken = body?.access_token;
   if (typeof accessToken !== "string" || !accessToken) throw refuse("without an access_token");
-  // `expires_in` is optional (RFC 6749 5.1): absent means the one-hour default. Present, it must
-  // be a positive number of seconds; anything else would make the renewal time meaningless and
-  // mint a token per call, so the answer is refused. A lifetime beyond a day is read as a day;
-  // an infinite one (1e999 in the JSON) is refused. JSON has no NaN.
+  // Optional (RFC 6749 5.1); any other value than positive seconds would mint a token per call.
   const expiresIn = body?.expires_in;
   if (
     expiresIn !== undefined &&
@@ -216,8 +198,7 @@ async function readToken(answer: WireAnswer, started: number): Promise<CachedTok
   }
   const lifetimeMs =
     Math.min(expiresIn ?? defaultTokenLifetimeSeconds, maxTokenLifetimeSeconds) * 1000;
-  // Renew max(60 s, 10 %) before expiry (README, "Authentication"). A token living no longer than
-  // that margin would be stale at birth and re-minted on every call: it is renewed at half-life.
+  // A token living no longer than the margin would be stale at birth: renewed at half-life.
   let margin = Math.max(60_000, lifetimeMs * 0.1);
   if (margin >= lifetimeMs) margin = lifetimeMs / 2;
   return {
@@ -227,11 +208,7 @@ async function readToken(answer: WireAnswer, started: number): Promise<CachedTok
   };
 }
 
-/**
- * The token endpoint's error body as the error factory reads it: an RFC 6749 `error` answer is
- * rebuilt as a problem document (a non-string error_description becomes an empty detail there, as
- * any problem's would); anything else is read as any body is.
- */
+// An RFC 6749 `error` answer, rebuilt as a problem document.
 function tokenProblem(text: string, status: number): unknown {
   let parsed: Record<string, unknown> | null = null;
   try {
@@ -250,7 +227,6 @@ function tokenProblem(text: string, status: number): unknown {
     : text;
 }
 
-/** A token the partner manages: a fixed string, or a function called again after a 401. */
 export class ProvidedTokenSource implements TokenSource {
   readonly #secrets = new SecretSet();
 

@@ -1,32 +1,20 @@
 import type { Decimal as DecimalJs } from "decimal.js";
 
-/** The plain decimal text the service sends (`-12.3400000000`): no exponent, no `+`, no `.5`. */
 const plainDecimal = /^-?\d+(?:\.\d+)?$/;
-/** decimal.js keeps its digits in base 1e7 words. */
 const LOG_BASE = 7;
 
-/**
- * `new Ctor(text)` for the plain decimal text of a money field, built without decimal.js's general
- * string parser, which accepts far more forms (exponents, hex, `Infinity`) than the service sends and
- * costs more than `JSON.parse` of the page itself. The result is the same object decimal.js would
- * build (same `s`, `e` and `d`, which a property test holds against `new Decimal(text)`); any other
- * text returns undefined and goes through the constructor.
- */
+/** `new Ctor(text)` without decimal.js's parser, which costs more than `JSON.parse` of the page. */
 export function fromDecimalText<D extends DecimalJs>(
   Ctor: new (value: string) => D,
   text: string,
 ): D | undefined {
-  // The bound only spares the test of a huge text; the constructor builds the same value from it.
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, see above
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, the bound only spares a test
   if (text.length > 200 || !plainDecimal.test(text)) return undefined;
   if (!fastPathHolds(Ctor)) return undefined;
   return build(Ctor, text);
 }
 
-/**
- * Texts whose fast-path result is compared with decimal.js's own: zeros, signs, word boundaries of
- * the base-1e7 digits on both sides of the point, leading and trailing zeros, 10-digit fractions.
- */
+// Zeros, signs, base-1e7 word boundaries on both sides of the point, leading and trailing zeros.
 const probes = [
   "0",
   "-0",
@@ -43,15 +31,9 @@ const probes = [
   "-99999999999999.9999999999",
 ];
 
-/** Constructors whose internals were checked, with the verdict; decided once per constructor. */
 const verdicts = new WeakMap<object, boolean>();
 
-/**
- * The fast path writes decimal.js's private fields (`s`, `e`, `d`), which package.json does not pin
- * (`^10.6.0`). On first use with a constructor, its results for the probes are compared with
- * `new Ctor(text)`, value and structure (own fields, prototype, constructor); on any difference the
- * fast path is dropped for good and every text goes through the constructor.
- */
+// The fast path writes decimal.js's private fields, which `^10.6.0` does not pin: checked once.
 function fastPathHolds(Ctor: new (value: string) => DecimalJs): boolean {
   let verdict = verdicts.get(Ctor);
   if (verdict === undefined) {
@@ -65,7 +47,6 @@ function fastPathHolds(Ctor: new (value: string) => DecimalJs): boolean {
   return verdict;
 }
 
-/** Both values come from `new` or from {@link build}, so both are objects. */
 function sameDecimal(expected: object, built: object): boolean {
   if (Object.getPrototypeOf(expected) !== Object.getPrototypeOf(built)) return false;
   const keys = Object.keys(expected).sort();
@@ -75,22 +56,13 @@ function sameDecimal(expected: object, built: object): boolean {
   for (const key of keys) {
     const x = a[key];
     const y = b[key];
-    // Digit words are compared as arrays, anything else by identity. A field that is an array on
-    // one side only is no match either way (Object.is, or a join that throws and drops the fast path).
-    // Words that differ also print differently, which the String() comparison below catches.
-    // Stryker disable next-line LogicalOperator,ConditionalExpression: equivalent, see above
+    // Stryker disable next-line LogicalOperator,ConditionalExpression: equivalent, String() below differs too
     const same = Array.isArray(x) && Array.isArray(y) ? x.join() === y.join() : Object.is(x, y);
     if (!same) return false;
   }
   return String(expected) === String(built);
 }
 
-/**
- * The object `new Ctor(text)` builds for plain decimal text, made without its parser: as decimal.js's
- * parseDecimal (sign, base-10 exponent, leading and trailing zeros dropped, digits in base-1e7 words
- * with the first word aligned to the exponent), read from the character codes without building
- * intermediate strings.
- */
 function build<D extends DecimalJs>(Ctor: new (value: string) => D, text: string): D {
   const negative = text.charCodeAt(0) === 45;
   const start = negative ? 1 : 0;
@@ -98,7 +70,6 @@ function build<D extends DecimalJs>(Ctor: new (value: string) => D, text: string
   let point = text.indexOf(".", start);
   // Stryker disable next-line EqualityOperator: equivalent, plain decimal text never starts with its point
   if (point < 0) point = end;
-  // First and last significant digit, as positions in the text (the point skipped over).
   let first = start;
   while (first < end && (text.charCodeAt(first) === 48 || first === point)) first++;
   let last = end;
@@ -116,12 +87,10 @@ function build<D extends DecimalJs>(Ctor: new (value: string) => D, text: string
     x.d = [0];
     return x;
   }
-  // The exponent: digits between the first significant one and the point, less one.
   // Stryker disable next-line EqualityOperator: equivalent, the scan above never stops on the point
   const e = first < point ? point - first - 1 : point - first;
   x.e = e;
-  // The first word holds (e + 1) mod 7 digits (7 when that is 0), every later word 7, and the last
-  // word is filled out with zeros to its size.
+  // The first word holds (e + 1) mod 7 digits (7 for 0), later ones 7, the last zero-filled.
   let size = (e + 1) % LOG_BASE;
   if (e < 0) size += LOG_BASE;
   if (size === 0) size = LOG_BASE;

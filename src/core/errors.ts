@@ -1,13 +1,7 @@
-/**
- * The one error family of the SDK. Every thrown error extends {@link PartnerOrdersError}; every
- * answer of the service that is not a success becomes an {@link APIError} through
- * `errorFromResponse` (core/http/problem.ts), the single factory (API document, "Errors").
- */
-
 import type { Submission } from "./models";
 import { boundText } from "./redact";
 
-/** The code catalog of the API document ("Errors"), open to codes added within v1 (Versioning rule 2). */
+/** The code catalog of the API document ("Errors"), open to codes added within v1. */
 export type ProblemCode =
   | "invalid_cursor"
   | "invalid_site_id"
@@ -40,13 +34,12 @@ export interface Problem {
   title: string;
   /** The HTTP status, repeated. */
   status: number;
-  /** Stable machine-readable identifier: branch on this (API document, "Code catalog"). */
+  /** Stable machine-readable identifier: branch on this. */
   code: ProblemCode;
   /** Prose that may be reworded at any time (Versioning rule 3): show it, never parse it. */
   detail: string;
   /** Echo of the request id: quote it when escalating to the service's staff. */
   requestId: string;
-  /** Members the service may add within v1 (Versioning rule 2), kept as received. */
   [member: string]: unknown;
 }
 
@@ -58,17 +51,13 @@ export interface Violation {
   message: string;
 }
 
-/** Marks real instances so type guards work across two copies of the package (ky's habit). */
+// Brands make the type guards work across two copies of the package.
 const brand = Symbol.for("partner-orders.error");
-/** Marks real {@link APIError}s the same way: other errors of the family are not answers. */
 const apiErrorBrand = Symbol.for("partner-orders.api-error");
 
-/**
- * Base of every error the SDK throws: `catch (e) { if (e instanceof PartnerOrdersError) ... }`, or
- * {@link isPartnerOrdersError} when two copies of the package may be loaded.
- */
+/** Base of every error the SDK throws; {@link isPartnerOrdersError} also spots another copy's. */
 export class PartnerOrdersError extends Error {
-  /** The class's own name, e.g. `"RateLimitError"`, so logs and stacks say which error it is. */
+  /** The class's own name, e.g. `"RateLimitError"`. */
   override name = "PartnerOrdersError";
   /** @hidden The mark {@link isPartnerOrdersError} and {@link isProblem} look for. */
   declare readonly [brand]: true;
@@ -86,10 +75,8 @@ export interface APIErrorInit {
 }
 
 /**
- * The service answered with an error status. Each status the API document names has its subclass
- * (`NotFoundError` for 404...); any other status is a plain `APIError`. Branch on `code` with
- * {@link isProblem}, not on `detail` or the message (API document, "Errors").
- *
+ * The service answered with an error status: a subclass per documented status, else a plain
+ * `APIError`. Branch on `code` with {@link isProblem}, never on `detail` or the message.
  * @example
  * try {
  *   await client.orders.get(100001);
@@ -102,16 +89,13 @@ export class APIError extends PartnerOrdersError {
   override name = "APIError";
   /** The HTTP status of the answer. */
   readonly status: number;
-  /**
-   * The problem document's `code`; `undefined` when the answer was not a problem document (the
-   * edge firewall's 403, a proxy's page). Codes added within v1 arrive as plain strings.
-   */
+  /** The problem document's `code`; `undefined` when the answer was not a problem document. */
   readonly code: ProblemCode | undefined;
   /** The problem document's `title`, when there is one. */
   readonly title: string | undefined;
-  /** The problem document's `detail`: prose to show or log, never to parse (Versioning rule 3). */
+  /** The problem document's `detail`: prose to show or log, never to parse. */
   readonly detail: string | undefined;
-  /** The service's request id, to quote when escalating; `undefined` without a problem document. */
+  /** The service's request id, to quote when escalating. */
   readonly requestId: string | undefined;
   /** The problem document exactly as received, unknown members included. */
   readonly problem: Problem | undefined;
@@ -134,14 +118,13 @@ export class APIError extends PartnerOrdersError {
     this.headers = init.headers;
     this.method = init.method;
     this.path = init.path;
-    // Set per instance, not on the prototype at module load: a top-level statement would keep this
-    // class (and its message code) in bundles that never use it, such as partner-orders/webhooks.
+    // Per instance: a top-level statement would keep this class in bundles that never use it.
     Object.defineProperty(this, apiErrorBrand, { value: true });
   }
 }
 
 function describe({ method, path, status, problem }: APIErrorInit): string {
-  // Server text, bounded: a hostile 5 MB detail must not become a 5 MB message (and log line).
+  // Server text, bounded: a hostile 5 MB detail must not become a 5 MB message.
   let text = `${method} ${path} failed with ${status}`;
   if (problem?.code) text += ` ${boundText(problem.code, 100)}`;
   if (problem?.detail) text += `: ${boundText(problem.detail)}`;
@@ -153,7 +136,7 @@ function describe({ method, path, status, problem }: APIErrorInit): string {
 export class BadRequestError extends APIError {
   override name = "BadRequestError";
 }
-/** 401 `invalid_token`: the credential was refused. A bearer client has already dropped its token and retried once with a fresh one (Errors rule 3). */
+/** 401 `invalid_token`: the credential was refused, after one retry with a fresh token. */
 export class AuthenticationError extends APIError {
   override name = "AuthenticationError";
 }
@@ -161,7 +144,7 @@ export class AuthenticationError extends APIError {
 export class PermissionDeniedError extends APIError {
   override name = "PermissionDeniedError";
 }
-/** 404: not found, or outside the granted sites; the two are indistinguishable. Not proof that it never existed (Errors rule 4). */
+/** 404: not found, or outside the granted sites (indistinguishable). Not proof it never existed. */
 export class NotFoundError extends APIError {
   override name = "NotFoundError";
 }
@@ -176,7 +159,7 @@ export class UnprocessableEntityError extends APIError {
 /** 429 `rate_limit_exceeded`, once retries are used up or the server asks for more than 60 s. */
 export class RateLimitError extends APIError {
   override name = "RateLimitError";
-  /** What `Retry-After` asked for, in seconds (an HTTP date is turned into seconds); null when absent. */
+  /** What `Retry-After` asked for, in seconds; null when absent. */
   readonly retryAfterSeconds: number | null;
   /** @hidden Errors are made by `errorFromResponse`; the init shape may change. */
   constructor(init: APIErrorInit & { retryAfterSeconds: number | null }) {
@@ -184,7 +167,7 @@ export class RateLimitError extends APIError {
     this.retryAfterSeconds = init.retryAfterSeconds;
   }
 }
-/** 500 `internal_error`, after at most one spaced retry (Errors rule 3). */
+/** 500 `internal_error`, after at most one spaced retry. */
 export class InternalServerError extends APIError {
   override name = "InternalServerError";
 }
@@ -193,10 +176,7 @@ export class ServiceUnavailableError extends APIError {
   override name = "ServiceUnavailableError";
 }
 
-/**
- * A 403 that is not a problem document: the edge firewall's per-IP or managed rule (API document,
- * Errors rule 2). It has nothing to do with scopes, so it is not a {@link PermissionDeniedError}.
- */
+/** A 403 without a problem document: the edge firewall's, unrelated to scopes. */
 export class EdgeFirewallError extends APIError {
   override name = "EdgeFirewallError";
 }
@@ -217,14 +197,10 @@ export class APITimeoutError extends APIConnectionError {
   }
 }
 
-/**
- * The caller's `AbortSignal` fired. When it fired during `submitOrderAndWait` after the service had
- * answered the POST, the order exists: `submissionId` names it, to resume with
- * `client.submissions.wait(submissionId)` (never resubmit under a new `partnerOrderId`).
- */
+/** The caller's `AbortSignal` fired; with a `submissionId` the order exists: resume, never resubmit. */
 export class APIUserAbortError extends PartnerOrdersError {
   override name = "APIUserAbortError";
-  /** The submission the aborted wait was following; `undefined` when no submission was known yet. */
+  /** The submission the aborted wait was following, when one was known. */
   readonly submissionId: string | undefined;
   constructor(message = "Request was aborted.", options?: { submissionId?: string }) {
     super(message);
@@ -232,7 +208,6 @@ export class APIUserAbortError extends PartnerOrdersError {
   }
 }
 
-/** @hidden What a {@link ResponseDecodeError} is made from; not part of the public surface. */
 interface ResponseDecodeInit {
   operationId: string;
   path: string;
@@ -241,30 +216,14 @@ interface ResponseDecodeInit {
   orderNumber?: number | undefined;
 }
 
-/**
- * A success answer the SDK cannot read: a body that is not JSON, or a decimal field (money, a
- * weight) whose value is not a decimal amount. Nothing of that answer is returned, so no wrong
- * amount is ever handed on. `path` names the field; a value inside a list's row also names the row
- * (`index`, and `orderNumber` when the row has one). Never retried: the same answer would come back.
- *
- * @example
- * try {
- *   for await (const order of client.orders.list()) store(order);
- * } catch (error) {
- *   if (error instanceof ResponseDecodeError) console.log(error.orderNumber, error.path, error.reason);
- *   else throw error;
- * }
- */
+/** A success answer the SDK cannot read (not JSON, or a decimal that is no amount); never retried. */
 export class ResponseDecodeError extends PartnerOrdersError {
   override name = "ResponseDecodeError";
   /** The operation whose answer was refused, e.g. `listOrders`. */
   readonly operationId: string;
-  /**
-   * The field, as a path into the body with `[]` for every element of a list
-   * (`orders[].totals.order`); `""` for the body as a whole.
-   */
+  /** The field, e.g. `orders[].totals.order`; `""` for the body as a whole. */
   readonly path: string;
-  /** Why the value was refused, e.g. `text that is not a plain decimal`; no value of the body is quoted. */
+  /** Why the value was refused, e.g. `text that is not a plain decimal`; never the value. */
   readonly reason: string;
   /** The row's position in the first list of `path` (`orders[3]` is 3); `undefined` outside a list. */
   readonly index: number | undefined;
@@ -312,18 +271,10 @@ export class WebhookVerificationError extends PartnerOrdersError {
   }
 }
 
-/**
- * A submission that was not terminal when the wait's deadline came. The order may still complete:
- * resume with `client.submissions.wait(error.submissionId)`. When no answer to the POST came at all,
- * `submissionId` is `""`: send the identical request again, which returns the original submission.
- */
+/** The wait's deadline came before the submission was terminal; the order may still complete. */
 export class SubmissionTimeoutError<S = Submission> extends PartnerOrdersError {
   override name = "SubmissionTimeoutError";
-  /**
-   * The id to resume with `client.submissions.wait(submissionId)`; `""` when the deadline came
-   * before the service answered the POST (then resend the same request: it is keyed by
-   * `partnerOrderId`).
-   */
+  /** Resume with `client.submissions.wait(submissionId)`; `""` when the POST got no answer: resend it. */
   readonly submissionId: string;
   /** The last state seen; `undefined` when the deadline came before any answer. */
   readonly submission: S | undefined;
@@ -342,12 +293,7 @@ export class SubmissionTimeoutError<S = Submission> extends PartnerOrdersError {
   }
 }
 
-/**
- * The service answered the order submission, so the order WAS submitted, but the `Location` it gave
- * to poll was refused (another origin, a path that is not a submission id, not a URL): nothing was
- * sent there. Resume with `client.submissions.wait(error.submissionId)`; do not submit again under
- * another `partnerOrderId`, which would create a second order.
- */
+/** The order WAS submitted, but the `Location` to poll was refused: resume, never resubmit. */
 export class SubmissionLocationError extends PartnerOrdersError {
   override name = "SubmissionLocationError";
   /** The submission the service created or found, from the POST's answer body. */
@@ -362,10 +308,7 @@ export class SubmissionLocationError extends PartnerOrdersError {
   }
 }
 
-/**
- * True when `err` is an {@link APIError} (from any copy of this package) whose problem `code` is
- * `code`. An object that merely looks like one is not.
- */
+/** True when `err` is an {@link APIError} (of any copy of this package) with this `code`. */
 export function isProblem<C extends ProblemCode>(
   err: unknown,
   code: C,
@@ -376,8 +319,7 @@ export function isProblem<C extends ProblemCode>(
   problem: Problem;
 } {
   if (!(err instanceof Error)) return false;
-  // Only an APIError, of this copy or another: another error of the family (a RequestValidationError,
-  // an APIConnectionError) given a `status` and a `code` is still not an answer of the service.
+  // Another error of the family given a `status` and a `code` is still no answer of the service.
   const isApiError =
     err instanceof APIError || (err as { [apiErrorBrand]?: unknown })[apiErrorBrand] === true;
   return isApiError && (err as APIError).code === code;

@@ -1,14 +1,9 @@
 import { RequestValidationError, type Violation } from "./errors";
 
-/**
- * Headers the SDK sets itself because a request is wrong without them; `defaultHeaders` and a
- * call's `headers` cannot set them (README, "Errors and retries": they belong to the SDK). Refused,
- * not dropped: a header that silently never leaves hides a bug, and a logged warning goes nowhere
- * when no logger is set. `User-Agent` is not here: one given follows the SDK's own.
- */
+// Refused, not dropped, which would hide a bug; a given User-Agent follows the SDK's own.
 const ownedHeaders = ["authorization", "content-type", "accept"];
 
-/** What is wrong with headers given as `defaultHeaders` or a call's `headers`; never their values. */
+/** Never quotes a value. */
 export function headerViolations(headers: unknown, path: string): Violation[] {
   if (headers === undefined) return [];
   if (typeof headers !== "object" || headers === null || Array.isArray(headers)) {
@@ -38,7 +33,6 @@ function isValidHeader(name: string, value: string): boolean {
   return true;
 }
 
-/** `defaultHeaders` checked, with lower-case names; throws {@link RequestValidationError}. */
 export function resolveHeaders(
   headers: Record<string, string> | undefined,
 ): Record<string, string> {
@@ -47,7 +41,6 @@ export function resolveHeaders(
   return mergeHeaders({}, headers);
 }
 
-/** `defaults` (lower-case names) overlaid with `call`, names compared without case. */
 export function mergeHeaders(
   defaults: Record<string, string>,
   call: Record<string, string> | undefined,

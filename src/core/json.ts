@@ -1,14 +1,4 @@
-/**
- * A JSON reader that keeps chosen numbers as the exact text the server sent.
- *
- * Money sent as a JSON number (SubmittedOrder.totalPrice, Quote.totalPrice, ...) must reach
- * `Decimal` exactly as written (README, "Money"): `JSON.parse` would round a 17-digit amount to the
- * nearest double first, and Node 20 has no JSON.parse source access. This reader runs only on bodies
- * that carry number-encoded money (submissions and quotes: small), and only the numbers at `keep`
- * paths stay text; everything else is what `JSON.parse` gives.
- *
- * Paths are dotted, with `[]` after an array's key for its elements: `order.lines[].lineListTotal`.
- */
+/** Numbers at `keep` paths stay text: JSON.parse would round them (Node 20 has no source access). */
 export function parseJsonKeepingNumbers(text: string, keep: ReadonlySet<string>): unknown {
   let i = 0;
 
@@ -16,7 +6,7 @@ export function parseJsonKeepingNumbers(text: string, keep: ReadonlySet<string>)
     // Stryker disable next-line StringLiteral: decodeBody replaces every refusal with its own message
     throw new SyntaxError(`Unexpected token in JSON at position ${i}`);
   };
-  // Past the end charCodeAt is NaN, which is no space: the loop needs no bound of its own.
+  // Past the end charCodeAt is NaN, no space: the loop needs no bound.
   const skipSpace = () => {
     let c = text.charCodeAt(i);
     while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = text.charCodeAt(++i);
@@ -26,8 +16,7 @@ export function parseJsonKeepingNumbers(text: string, keep: ReadonlySet<string>)
     if (text[i] !== char) fail();
     i++;
   };
-  // Also reads an object's keys: anything that does not start with a quote is refused there too, as
-  // the slice handed to JSON.parse is then no JSON string.
+  // Keys too: a slice not starting with a quote is no JSON string, so JSON.parse refuses it.
   const readString = (): string => {
     const start = i;
     let c = text[++i];
@@ -37,7 +26,6 @@ export function parseJsonKeepingNumbers(text: string, keep: ReadonlySet<string>)
       c = text[++i];
     }
     i++;
-    // The built-in parser decodes escapes exactly; only the slice is ours.
     return JSON.parse(text.slice(start, i)) as string;
   };
   const numberPattern = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -54,7 +42,6 @@ export function parseJsonKeepingNumbers(text: string, keep: ReadonlySet<string>)
     i += word.length;
     return value;
   };
-  /** `here` is the value's path: `order.lines[].lineListTotal`, `""` for the whole body. */
   const readValue = (here: string): unknown => {
     skipSpace();
     switch (text[i]) {
@@ -103,7 +90,6 @@ export function parseJsonKeepingNumbers(text: string, keep: ReadonlySet<string>)
       return out;
     }
   };
-  // Elements are addressed as `key[]`; those of a top-level array as `[]`.
   const readArray = (here: string): unknown[] => {
     i++;
     const out: unknown[] = [];

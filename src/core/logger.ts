@@ -15,12 +15,9 @@ export type LogLevel = "debug" | "info" | "warn" | "error" | "off";
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, off: 100 };
 
-/**
- * The SDK's log lines: method, path, status, attempt and delay only. Callers pass already-safe
- * facts; no header, body, token or secret is ever handed to a logger.
- */
+/** Callers pass already-safe facts: never a header, body, token or secret. */
 export interface Log {
-  /** Whether a line at `level` would be written: lets hot paths skip building its fields. */
+  /** Lets hot paths skip building a line's fields. */
   enabled(level: Exclude<LogLevel, "off">): boolean;
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
@@ -28,15 +25,13 @@ export interface Log {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** A {@link Log} that tells what it writes to, so `withOptions` can derive another from it. */
 export interface ClientLog extends Log {
   readonly logger: Logger | undefined;
   readonly level: LogLevel;
 }
 
-/** A {@link ClientLog} writing to `logger` at `level`; any other value than a level reads as `"warn"`. */
 export function createLog(logger: Logger | undefined, level: LogLevel | undefined): ClientLog {
-  // An own property only: a name every object has ("constructor") is no level, nor is "undefined".
+  // An own property only: "constructor" is no level.
   const effective: LogLevel = Object.hasOwn(rank, String(level)) ? (level as LogLevel) : "warn";
   const threshold = rank[effective];
   const emit =
@@ -57,12 +52,7 @@ export function createLog(logger: Logger | undefined, level: LogLevel | undefine
   };
 }
 
-/**
- * The client's log: `logLevel` when given, else the `PARTNER_ORDERS_LOG` environment variable
- * (`envLevel`), else `"warn"`. Setting the variable asks to see lines, so with no `logger` they go to
- * `console`. An unknown value is ignored with a warning rather than thrown: a typo in a logging
- * setting must not stop a service from starting.
- */
+// An unknown PARTNER_ORDERS_LOG is ignored with a warning: a logging typo must not stop a service.
 export function resolveLog(
   logger: Logger | undefined,
   logLevel: LogLevel | undefined,

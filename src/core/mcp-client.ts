@@ -1,19 +1,10 @@
-/**
- * What `client.mcp` resolves to, described by the SDK itself so that the root entry's declarations
- * never name `@modelcontextprotocol/sdk`, an optional peer (README, "MCP": an optional peer is
- * never needed to type-check an entry that does not use it). At run time it is the
- * MCP SDK's own `Client`; `partner-orders/mcp` exports that type as `McpClient` and `connectMcp()`
- * returns it, for the SDK's full surface. The compiler holds the SDK's `Client` to this shape.
- */
+// Described here so the root declarations never name `@modelcontextprotocol/sdk`, an optional peer.
 
 /** Options of one MCP request (a subset of the MCP SDK's `RequestOptions`). */
 export interface McpRequestOptions {
   /** Cancels the request. */
   signal?: AbortSignal;
-  /**
-   * Bound on the request, in milliseconds.
-   * @default the SDK's default (60000)
-   */
+  /** Bound on the request, in milliseconds. @default 60000 */
   timeout?: number;
 }
 
@@ -25,7 +16,6 @@ export interface McpTool {
   description?: string;
   /** JSON Schema of the tool's arguments. */
   inputSchema: { [key: string]: unknown };
-  /** Other fields of the MCP tool definition, as sent. */
   [key: string]: unknown;
 }
 
@@ -35,7 +25,6 @@ export interface McpToolList {
   tools: McpTool[];
   /** Set when more tools follow: pass it back as `listTools({ cursor })`. */
   nextCursor?: string;
-  /** Other fields of the MCP result, as sent. */
   [key: string]: unknown;
 }
 
@@ -45,29 +34,20 @@ export interface McpContent {
   type: string;
   /** A `"text"` item's text: for the service's tools, the REST operation's JSON body. */
   text?: string;
-  /** Other fields of the content item, as sent. */
   [key: string]: unknown;
 }
 
 /** What `callTool()` resolves to. */
 export interface McpToolResult {
-  /**
-   * The result's content: the service answers with one `"text"` item holding the REST operation's
-   * JSON (money stays decimal text). Optional only because the MCP SDK also types the results of
-   * servers of an older protocol version, which carry `toolResult` instead.
-   */
+  /** One `"text"` item with the REST operation's JSON (money as decimal text). */
   content?: McpContent[];
   /** True when the content is a problem document rather than the operation's result. */
   isError?: boolean;
-  /** Other fields of the MCP result, as sent. */
   [key: string]: unknown;
 }
 
 /**
- * A connected client of the service's MCP endpoint (POST /v1/mcp): the members of the MCP SDK's
- * `Client` that the service's tools use. Import `McpClient` from `partner-orders/mcp` instead for the
- * SDK's own type and every other member.
- *
+ * A connected client of the service's MCP endpoint; `partner-orders/mcp` exports the full type.
  * @example
  * const mcp = await client.mcp;
  * const { tools } = await mcp.listTools();

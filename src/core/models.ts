@@ -1,33 +1,19 @@
 import type { components, operations } from "../generated/openapi";
 import type { Decimal } from "./decimal";
 
-/**
- * The models partners read, derived from the generated spec types with every decimal field mapped
- * to `Decimal` (or `Decimal | null` where the API document allows null). Field names, optionality
- * and documentation come from spec/openapi.yaml; nothing here is typed twice.
- */
+// Spec types, decimal fields as `Decimal`; `@property` documents what the spec leaves bare.
 type Schemas = components["schemas"];
 type With<T, Changes> = Omit<T, keyof Changes> & Changes;
 
-/**
- * Order totals: each a `Decimal`, or `null` when not computed. Null is not zero.
- *
- * @property item Sum of the items.
- * @property shipping Shipping.
- * @property tax Tax.
- * @property order The order total.
- * @interface
- */
+/** Order totals: each a `Decimal`, or `null` when not computed. Null is not zero. @interface */
 export type OrderTotals = { [K in keyof Schemas["OrderTotals"]]: Decimal | null };
 /**
- * An order (GET /v1/orders, GET /v1/orders/{orderNumber}). Unknown fields pass through.
- *
+ * An order (GET /v1/orders, GET /v1/orders/{orderNumber}). Unknown fields pass through. @interface
  * @property orderNumber The platform's order number.
  * @property siteId The granted site the order belongs to.
  * @property purchaseOrder The purchase order reference.
  * @property projectName The project name.
  * @property closed Whether the order is closed.
- * @interface
  */
 export type Order = With<
   Schemas["Order"],
@@ -37,13 +23,10 @@ export type Order = With<
   }
 >;
 /**
- * A line of an order (GET /v1/orders/{orderNumber}/items), identified by `orderNumber` plus
- * `itemNumber`. Cancelled lines stay in the list with `cancelled: true`.
- *
+ * A line of an order (GET /v1/orders/{orderNumber}/items). @interface
  * @property orderNumber The order this line belongs to.
  * @property siteId The order's site.
  * @property productName The product's name.
- * @interface
  */
 export type OrderItem = With<
   Schemas["OrderItem"],
@@ -55,30 +38,20 @@ export type OrderItem = With<
   }
 >;
 /**
- * A shipment of an order (GET /v1/orders/{orderNumber}/shipments). Read `trackingNumbers` for
- * tracking: the service has already applied its precedence rules, so never re-derive it.
- *
+ * A shipment of an order (GET /v1/orders/{orderNumber}/shipments). @interface
  * @property orderNumber The order this shipment belongs to.
  * @property siteId The order's site.
- * @interface
  */
 export type Shipment = Schemas["Shipment"];
-/**
- * A package of a shipment: a `sequence` (an ordering hint, not unique) and its carrier number.
- *
- * @interface
- */
+/** A package of a shipment: its `sequence` (an ordering hint) and carrier number. @interface */
 export type Package = Schemas["Package"];
 /**
- * One orderable catalog entry, one per variant (GET /v1/products). No price is published on
- * products: ask for a {@link Quote}.
- *
+ * A catalog entry, one per variant (GET /v1/products); prices come from a {@link Quote}. @interface
  * @property productId `SLO_` (site-owned) or `SLS_` (shared to the site) plus 1 to 18 digits; treat as opaque.
  * @property name The product's name.
  * @property description The product's description, or `null`.
  * @property serviceType `STOCK` (warehoused inventory) or `POD` (print on demand, quoted per order).
  * @property shippable Whether the product ships.
- * @interface
  */
 export type Product = With<
   Schemas["Product"],
@@ -88,15 +61,13 @@ export type Product = With<
   }
 >;
 /**
- * One variant of a {@link ProductDetail}: the same fields and meanings as on {@link Product}.
- *
+ * One variant of a {@link ProductDetail}, its fields as on {@link Product}. @interface
  * @property variantId The variant id, `null` for print on demand; send it back exactly as received.
  * @property sku The variant's SKU; `null` for print on demand.
  * @property availableInventory Stock on hand; `null` when `inventoryTracked` is false (unknown, not zero).
  * @property inventoryTracked Whether `availableInventory` means anything.
  * @property minQuantity Smallest quantity that can be ordered; `null` means no minimum.
  * @property maxQuantity Largest quantity that can be ordered; `null` means no maximum.
- * @interface
  */
 export type ProductVariant = With<
   Schemas["ProductVariant"],
@@ -106,15 +77,13 @@ export type ProductVariant = With<
   }
 >;
 /**
- * A product with all its variants (GET /v1/products/{productId}).
- *
+ * A product with all its variants (GET /v1/products/{productId}). @interface
  * @property productId `SLO_` or `SLS_` plus 1 to 18 digits; treat as opaque.
  * @property siteId The granted site that owns the product.
  * @property name The product's name.
  * @property description The product's description, or `null`.
  * @property serviceType `STOCK` or `POD`.
  * @property shippable Whether the product ships.
- * @interface
  */
 export type ProductDetail = With<
   Schemas["ProductDetail"],
@@ -124,11 +93,9 @@ export type ProductDetail = With<
   }
 >;
 /**
- * A price quote for a product at a quantity (POST /v1/products/{productId}/quote).
- *
+ * A price quote for a product at a quantity (POST /v1/products/{productId}/quote). @interface
  * @property productId The product quoted.
  * @property quantity The quantity quoted.
- * @interface
  */
 export type Quote = With<
   Schemas["Quote"],
@@ -138,42 +105,32 @@ export type Quote = With<
   }
 >;
 /**
- * A granted site (GET /v1/sites). A site that is not `live` is still listed.
- *
+ * A granted site (GET /v1/sites). A site that is not `live` is still listed. @interface
  * @property siteId The site's id.
  * @property name The site's name.
- * @interface
  */
 export type Site = Schemas["Site"];
 /**
- * The credential's own description (GET /v1/me): partner, granted sites, auth method, scopes.
- *
+ * The credential's own description (GET /v1/me). @interface
  * @property partnerId The partner this credential belongs to; compare it when rotating credentials.
  * @property partnerName The partner's name.
  * @property authMethod `COGNITO_M2M` (bearer token), `MTLS` (client certificate) or `COGNITO_USER` (interactive sign-in).
- * @interface
  */
 export type Principal = Schemas["Principal"];
 
-/**
- * A line of a completed submission: whole-line amounts, never per-unit prices.
- *
- * @interface
- */
+/** A line of a completed submission: whole-line amounts, never per-unit prices. @interface */
 export type SubmittedOrderLine = With<
   Schemas["SubmittedOrderLine"],
   {
-    /** Whole-line extended list amount before discounts and adjustments (formerly `unitPrice`). */
+    /** Whole-line extended list amount before discounts and adjustments. */
     lineListTotal: Decimal;
     /** Whole-line total before adjustments; reconcile adjusted orders against the items endpoint. */
     lineTotalBeforeAdjustments: Decimal;
   }
 >;
 /**
- * The order a `completed` submission created.
- *
+ * The order a `completed` submission created. @interface
  * @property projectId The platform's project id.
- * @interface
  */
 export type SubmittedOrder = With<
   Schemas["SubmittedOrder"],
@@ -184,40 +141,21 @@ export type SubmittedOrder = With<
     lines: SubmittedOrderLine[];
   }
 >;
-/**
- * `queued`, `processing`, then `completed` or `failed`, both terminal: stop polling there.
- *
- * @useDeclaredType
- */
+/** `queued`, `processing`, then `completed` or `failed`, both terminal. @useDeclaredType */
 export type SubmissionStatus = Schemas["SubmissionStatus"];
-/**
- * Why a `failed` submission was rejected: its own kind of `code` (usually `order_rejected`), not a
- * problem document's (Errors rule 6).
- *
- * @interface
- */
+/** Why a `failed` submission was rejected: its own kind of `code`, not a problem's. @interface */
 export type SubmissionError = Schemas["SubmissionError"];
 type SubmissionFields = Omit<Schemas["Submission"], "status" | "order" | "errors">;
-/**
- * A submission still at work, `queued` or `processing`: it carries neither `order` nor `errors`.
- *
- * @property submissionId Opaque polling id; belongs to the creating partner.
- * @interface
- */
+/** A submission still at work, `queued` or `processing`. @interface */
 export type PendingSubmission = SubmissionFields & {
-  /** Not terminal yet: poll again (`submissions.wait()` does, every `Retry-After`). */
+  /** Not terminal yet: poll again (`submissions.wait()` does). */
   status: "queued" | "processing";
   /** Only a `completed` submission has an order. */
   order?: never;
   /** Only a `failed` submission has errors. */
   errors?: never;
 };
-/**
- * A submission that created its order: terminal.
- *
- * @property submissionId Opaque polling id; belongs to the creating partner.
- * @interface
- */
+/** A submission that created its order: terminal. @interface */
 export type CompletedSubmission = SubmissionFields & {
   /** Terminal: the order exists. */
   status: "completed";
@@ -226,13 +164,7 @@ export type CompletedSubmission = SubmissionFields & {
   /** Only a `failed` submission has errors. */
   errors?: never;
 };
-/**
- * A submission the service rejected: terminal, and never retried by the service. Fix what `errors`
- * names and submit again under a new `partnerOrderId`.
- *
- * @property submissionId Opaque polling id; belongs to the creating partner.
- * @interface
- */
+/** A rejected submission: fix `errors`, submit under a new `partnerOrderId`. @interface */
 export type FailedSubmission = SubmissionFields & {
   /** Terminal: no order was created. */
   status: "failed";
@@ -241,41 +173,23 @@ export type FailedSubmission = SubmissionFields & {
   /** Only a `completed` submission has an order. */
   order?: never;
 };
-/**
- * An order submission in any state (POST /v1/orders, GET /v1/orders/submissions/...), discriminated
- * by `status`: after `if (s.status === "completed")`, `s.order` is a {@link SubmittedOrder}; after
- * `"failed"`, `s.errors` is a {@link SubmissionError} array; `queued` and `processing` carry neither.
- *
- * A status the service adds later is passed through as sent, and the SDK's waits treat it as not
- * terminal. It has no member of its own: TypeScript cannot exclude a `status: string` member when
- * comparing `status` with a literal (microsoft/TypeScript#26277), so such a member would undo the
- * narrowing above for every partner. Read an unexpected `status` as "still in progress".
- */
+/** An order submission, narrowed by `status`; a status added later reads as "still in progress". */
 export type Submission = PendingSubmission | CompletedSubmission | FailedSubmission;
 
-/**
- * The body of POST /v1/orders. It is checked against the API document's limits before anything
- * is sent ({@link RequestValidationError}); `partnerOrderId` is its idempotency key. Either one
- * order-level `shipTo`, or a `shipTo` on every line: never both, never neither.
- *
- * @useDeclaredType
- */
+/** The body of POST /v1/orders; `partnerOrderId` is its idempotency key. @useDeclaredType */
 export type OrderRequest = Schemas["OrderRequest"];
 /**
- * One line of an {@link OrderRequest}. There is no price field: prices come from the catalog.
- *
+ * One line of an {@link OrderRequest}; prices come from the catalog. @interface
  * @property quantity Positive whole number.
  * @property sku Up to 100 characters.
  * @property jobName Customer-facing job name, up to 200 characters.
  * @property artworkUrl Artwork location, up to 2000 characters.
  * @property templateVariables Up to 50 entries; keys up to 100 characters (not `__proto__`, `constructor` or `prototype`), values up to 2000.
  * @property shipTo This line's address, only when every line has one and the order has none; never with `email`.
- * @interface
  */
 export type OrderLineRequest = Schemas["OrderLineRequest"];
 /**
- * The order-level ship-to address; its `email` becomes the order's ship-notification address.
- *
+ * The order-level ship-to address. @interface
  * @property name Recipient name, up to 200 characters.
  * @property company Company, up to 200 characters.
  * @property address1 First address line, up to 200 characters.
@@ -285,12 +199,10 @@ export type OrderLineRequest = Schemas["OrderLineRequest"];
  * @property postalCode Postal code, up to 20 characters.
  * @property phone Phone number, up to 40 characters.
  * @property email Up to 254 characters; becomes the order's ship-notification address.
- * @interface
  */
 export type ShipTo = Schemas["ShipTo"];
 /**
- * A line-level ship-to address: a {@link ShipTo} without `email`.
- *
+ * A line-level ship-to address: a {@link ShipTo} without `email`. @interface
  * @property name Recipient name, up to 200 characters.
  * @property company Company, up to 200 characters.
  * @property address1 First address line, up to 200 characters.
@@ -299,14 +211,10 @@ export type ShipTo = Schemas["ShipTo"];
  * @property state State or region, up to 100 characters.
  * @property postalCode Postal code, up to 20 characters.
  * @property phone Phone number, up to 40 characters.
- * @interface
  */
 export type LineShipTo = Schemas["LineShipTo"];
 
-/**
- * @internal The success body of an operation exactly as the generated types give it: money still
- * decimal text or a JSON number, before the client converts it.
- */
+/** @internal The generated success body of an operation, money not yet converted. */
 export type WireBody<K extends keyof operations> = operations[K]["responses"] extends {
   200: { content: { "application/json": infer Body } };
 }
@@ -315,14 +223,8 @@ export type WireBody<K extends keyof operations> = operations[K]["responses"] ex
     ? Body
     : never;
 
-/**
- * @internal What each operation's success body is once decoded: the generated body with every
- * money field a `Decimal`. test/types/models.types.ts checks, operation by operation, that each has
- * the generated body's fields and exactly the money fields of the generated money table, so a spec
- * change that adds, moves or drops a money field fails the type check.
- */
+/** @internal Each operation's decoded success body (held to the spec by test/types/models.types.ts). */
 export interface ResponseModels {
-  /** GET /v1/ping succeeds on any 2xx; its body is not read. */
   ping: undefined;
   getMe: Principal;
   listSites: With<WireBody<"listSites">, { sites: Site[] }>;

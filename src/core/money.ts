@@ -6,22 +6,17 @@ import { parseJsonKeepingNumbers } from "./json";
 
 export { Decimal } from "./decimal";
 
-/** One step of the decimal-field paths, with the steps below it: a tree walked once per body. */
 interface FieldNode {
   key: string;
-  /** `key[]`: the steps below apply to every element of the array. */
   each: boolean;
-  /** The value at `key` is a decimal; `path` names it in messages. */
   leaf: boolean;
   path: string;
   children: FieldNode[];
 }
 
 interface CompiledFields {
-  /** Names the operation in messages. */
   operationId: string;
   tree: FieldNode[];
-  /** Paths of decimals sent as JSON numbers: read as text so no digit is lost. */
   numberPaths: ReadonlySet<string>;
 }
 
@@ -46,7 +41,6 @@ function fieldsOf(operationId: string): CompiledFields | null {
   return fields;
 }
 
-/** Paths sharing a prefix share its nodes, so `orders[]` is walked once for all four totals. */
 function buildTree(paths: readonly string[]): FieldNode[] {
   const roots: FieldNode[] = [];
   for (const path of paths) {
@@ -55,9 +49,7 @@ function buildTree(paths: readonly string[]): FieldNode[] {
     segments.forEach((segment, i) => {
       const each = segment.endsWith("[]");
       const key = each ? segment.slice(0, -2) : segment;
-      // Sharing a node only saves walks: every path of one operation starts with the same step, so
-      // a node never matched wrongly; one made twice converts the same fields.
-      // Stryker disable next-line ArrowFunction,ConditionalExpression,EqualityOperator: sharing only
+      // Stryker disable next-line ArrowFunction,ConditionalExpression,EqualityOperator: sharing only saves walks
       let node = level.find((n) => n.key === key && n.each === each);
       // Stryker disable next-line ConditionalExpression: as above, a node made twice converts the same
       if (!node) {
@@ -74,12 +66,7 @@ function buildTree(paths: readonly string[]): FieldNode[] {
   return roots;
 }
 
-/**
- * Turns a success body into data: JSON parsed, every decimal field of the operation's response (as
- * the spec marks it) made a `Decimal`, nulls left null: the one place money is converted, once, at the
- * boundary, never field by field in resources. A value that is not a decimal amount refuses the whole
- * body with a {@link ResponseDecodeError} naming the field, and the row of a list it sits in.
- */
+/** The one place money is converted; a value that is no amount refuses the whole body. */
 export function decodeBody(operationId: string, text: string): unknown {
   const fields = fieldsOf(operationId);
   const data = parseBody(operationId, text, fields);
@@ -87,20 +74,12 @@ export function decodeBody(operationId: string, text: string): unknown {
   return data;
 }
 
-/** A list body read by {@link decodeRows}: the rows that decoded, and why each other one did not. */
 export interface DecodedRows {
-  /** The body, its lists holding only the rows whose decimal fields all decoded. */
   body: unknown;
-  /** One error per row left out, in body order. */
   rejected: ResponseDecodeError[];
 }
 
-/**
- * {@link decodeBody} for a reader that must not lose a whole page to one bad row (the order mirror):
- * a row of a top-level list whose decimal field does not decode is left out of that list and
- * reported, instead of refusing the body. The rows kept are converted exactly as `decodeBody` does;
- * a body that is not JSON, or a bad value outside the rows, still throws.
- */
+/** {@link decodeBody} that leaves a bad row out and reports it, so the mirror keeps the page. */
 export function decodeRows(operationId: string, text: string): DecodedRows {
   const fields = fieldsOf(operationId);
   const body = parseBody(operationId, text, fields);
@@ -112,12 +91,10 @@ export function decodeRows(operationId: string, text: string): DecodedRows {
       const rows = node.each && Object.hasOwn(record, node.key) ? record[node.key] : undefined;
       if (Array.isArray(rows)) {
         record[node.key] = rows.filter((row, index) => {
-          // A separate walk per row, so a failure costs only its row; decodeBody keeps one walk.
           try {
             convert(row, node.children, fields, row, index);
             return true;
           } catch (error) {
-            // convert throws nothing else: decimal.js's own errors become this one in toDecimal.
             rejected.push(error as ResponseDecodeError);
             return false;
           }
@@ -144,11 +121,7 @@ function parseBody(operationId: string, text: string, fields: CompiledFields | n
   }
 }
 
-/**
- * Converts the fields of `nodes` under `holder` in place. `row` and `index` are the element of the
- * first list on the way down (an order of `orders[]`) and its position, so an error names the order;
- * `index` is -1 above any list.
- */
+/** In place; `row` and `index` name the element of the first list down (-1 above any). */
 function convert(
   holder: unknown,
   nodes: readonly FieldNode[],
@@ -166,7 +139,6 @@ function convert(
     if (value === null) continue;
     if (node.each) {
       if (Array.isArray(value)) {
-        // Only the first list's elements are rows: a line of a submission's order belongs to its row.
         const top = index < 0;
         let i = 0;
         for (const item of value) {
@@ -182,16 +154,9 @@ function convert(
   }
 }
 
-/**
- * Decimal text as the service writes it in a string (API document, OrderTotals): digits, an optional
- * `-` and an optional fraction. No exponent, no `+`, no hex, no `NaN` or `Infinity`: decimal.js reads
- * all of those, so they are refused before it sees them.
- */
+// decimal.js also reads exponents, hex and `Infinity`: refused before it sees them.
 const decimalString = /^-?\d+(?:\.\d+)?$/;
-/**
- * A JSON number as written (RFC 8259), the form of number-encoded money (SubmittedOrder.totalPrice,
- * Quote.totalPrice). JSON allows an exponent there, and decimal.js reads one exactly, so it is kept.
- */
+// JSON allows an exponent, which decimal.js reads exactly.
 const jsonNumber = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 function toDecimal(
@@ -205,7 +170,6 @@ function toDecimal(
   let result: Decimal | undefined;
   try {
     if (typeof value === "string") {
-      // Plain decimal text, the common case, is checked and built by the fast path alone.
       result =
         (numberEncoded ? undefined : fromDecimalText(Decimal, value)) ??
         ((numberEncoded ? jsonNumber : decimalString).test(value) ? new Decimal(value) : undefined);
@@ -213,10 +177,9 @@ function toDecimal(
       result = new Decimal(value);
     }
   } catch {
-    // fall through to the typed error
+    // decimal.js's own errors become the typed error below.
   }
-  // An exponent past decimal.js's range reads as Infinity, or as zero by underflow, and so does a
-  // JSON number past a double's range (1e400) once parsed: not an amount.
+  // An exponent out of range reads as Infinity or, by underflow, as zero: not an amount.
   const underflow =
     // Stryker disable next-line StringLiteral: split always gives a first element
     result?.isZero() && typeof value === "string" && /[1-9]/.test(value.split(/[eE]/)[0] ?? "");
@@ -224,7 +187,7 @@ function toDecimal(
   throw notAnAmount(fields.operationId, path, refusal(value, result, numberEncoded), row, index);
 }
 
-/** Why a value is no amount, in words that quote nothing of it (it may be anything, of any size). */
+/** Quotes nothing of the value: it may be anything, of any size. */
 function refusal(value: unknown, read: Decimal | undefined, numberEncoded: boolean): string {
   if (read) return "an amount out of range";
   if (typeof value === "string")
@@ -245,7 +208,7 @@ function notAnAmount(
   let where = "";
   let orderNumber: number | undefined;
   if (index >= 0) {
-    // A number past 2^53 would arrive rounded and name another order: none is better than a wrong one.
+    // A number past 2^53 arrives rounded: no order is better than a wrong one.
     const candidate = (row as { orderNumber?: unknown }).orderNumber;
     orderNumber = Number.isSafeInteger(candidate) ? (candidate as number) : undefined;
     where = ` (${path.slice(0, path.indexOf("[]"))}[${index}]${orderNumber === undefined ? "" : `, order ${orderNumber}`})`;

@@ -1,10 +1,4 @@
-/**
- * Mutual TLS (API document, Authentication 2): the client certificate presented at the handshake is
- * the credential, so there is no token and no Authorization header. Requests go through an undici
- * `Agent` holding the certificate; Node's global `fetch` cannot take one. undici, node:crypto and the
- * certificate parsing are loaded on first use only, so the root entry stays importable on runtimes
- * without them and its cold import does not pay for them.
- */
+// undici, node:crypto and x509 load on first use: the root entry stays importable without them.
 import type { Clock } from "../internal/clock";
 import { PartnerOrdersError } from "./errors";
 import { loadUndici, undiciWire, type Wire } from "./http/wire";
@@ -23,10 +17,7 @@ export type MtlsCertificateReason =
   | "expired"
   | "not_yet_valid";
 
-/**
- * A client certificate that breaks a requirement of the API document (Mutual TLS), found before it
- * was used. The message names the certificate by subject and serial number, never the private key.
- */
+/** A client certificate that breaks a requirement of the service, found before it was used. */
 export class MtlsCertificateError extends PartnerOrdersError {
   override name = "MtlsCertificateError";
   /** Which requirement failed; stable, unlike the message. */
@@ -51,13 +42,13 @@ export const mtlsPolicy = {
 
 /** What the checks learned about a usable certificate. */
 export interface MtlsCertificateInfo {
-  /** Subject distinguished name of the client certificate (the service binds it with the serial). */
+  /** Subject distinguished name of the client certificate. */
   subject: string;
   /** Serial number of the client certificate, in hex as OpenSSL prints it. */
   serialNumber: string;
   /** Start of the client certificate's validity. */
   validFrom: Date;
-  /** End of the client certificate's validity: replace it before then (no notice is sent). */
+  /** End of the client certificate's validity: the service sends no notice. */
   validTo: Date;
   /** Certificates from the client certificate to the root, the root counted even when not sent. */
   chainLength: number;
@@ -66,11 +57,7 @@ export interface MtlsCertificateInfo {
 const DAY_MS = 86_400_000;
 
 /**
- * Checks a client certificate against the API document's requirements before it is used: readable
- * PEM, private key matching the certificate (and its passphrase), the certificates in `cert` running
- * from the client certificate up towards the root, chain length at most 4, SHA-256 or stronger
- * signatures, RSA-2048+ or EC P-256/P-384 keys, and every certificate currently valid.
- *
+ * Checks a client certificate against the service's requirements ({@link mtlsPolicy}) before use.
  * @param options.now Wall-clock ms to check validity against. @default Date.now()
  * @throws {MtlsCertificateError} naming what is wrong; the key itself never appears.
  * @example
@@ -87,7 +74,6 @@ export async function checkMtlsCertificate(
 
 type NodeCrypto = typeof import("node:crypto");
 type X509 = import("node:crypto").X509Certificate;
-/** The signature-algorithm reader, loaded with node:crypto when a certificate is first checked. */
 type X509Parse = typeof import("../internal/x509");
 
 function inspect(
@@ -107,7 +93,7 @@ function inspect(
       passphrase: material.passphrase,
     });
   } catch {
-    // The cause is dropped on purpose: nothing derived from the key is worth the risk of echoing it.
+    // The cause is dropped: nothing derived from the key is worth echoing.
     throw new MtlsCertificateError(
       "unreadable_key",
       "mtls.key could not be read as a PEM private key (is the passphrase right?).",
@@ -191,7 +177,6 @@ function readCertificates(crypto: NodeCrypto, cert: MtlsOptions["cert"]): X509[]
   });
 }
 
-/** Names of the weak algorithms still met in the wild, so the error can say which one it saw. */
 const weakSignatureNames = new Map([
   ["1.2.840.113549.1.1.4", "md5WithRSAEncryption"],
   ["1.2.840.113549.1.1.5", "sha1WithRSAEncryption"],
@@ -217,7 +202,6 @@ function checkKey(cert: X509, which: string): void {
   const details = key.asymmetricKeyDetails ?? {};
   const type = key.asymmetricKeyType;
   if (type === "rsa" && (details.modulusLength ?? 0) >= mtlsPolicy.minRsaBits) return;
-  // Only EC keys have a named curve.
   if ((mtlsPolicy.ecCurves as readonly unknown[]).includes(details.namedCurve)) return;
   const has =
     type === "rsa"
@@ -247,15 +231,9 @@ interface Prepared {
   undici: typeof import("undici");
   agent: import("undici").Agent;
   info: MtlsCertificateInfo;
-  /** The `undici.request` wire on `agent`, made on first use. */
   wire?: Wire;
 }
 
-/**
- * The client's HTTP path on the mutual-TLS host. The certificate is checked and the Agent built on
- * first use; {@link MtlsConnection.replace} swaps in a new certificate on a live client, and
- * requests already under way finish on the old connection.
- */
 export class MtlsConnection {
   #current: Promise<Prepared> | undefined;
   #material: MtlsOptions;
@@ -269,12 +247,10 @@ export class MtlsConnection {
     this.#material = material;
   }
 
-  /** Sends `request` with the current client certificate, by undici's `fetch`. */
   readonly fetch = async (request: Request): Promise<Response> => {
     return send(await this.#ready(), request);
   };
 
-  /** Sends with the current client certificate, by `undici.request` (the default wire). */
   readonly request: Wire = async (request) => {
     const prepared = await this.#ready();
     prepared.wire ??= undiciWire(prepared.undici, prepared.agent);
@@ -288,16 +264,12 @@ export class MtlsConnection {
     return prepared;
   }
 
-  /**
-   * Checks `material` and, when it passes, uses it for every request from now on. When it fails,
-   * the certificate in use stays in use and the error says why.
-   */
+  /** A certificate that fails the checks leaves the one in use in place. */
   async replace(material: MtlsOptions): Promise<MtlsCertificateInfo> {
     const next = await this.#prepare(material);
     const previous = this.#current;
     this.#current = Promise.resolve(next);
     this.#material = material;
-    // close() lets requests already sent on the old certificate finish, then frees its sockets.
     // Stryker disable next-line ArrowFunction: an optimisation, undici's keep-alive timeout frees idle sockets anyway
     previous?.then((p) => p.agent.close()).catch(() => {});
     return next.info;
@@ -327,7 +299,7 @@ export class MtlsConnection {
     return { undici, agent, info };
   }
 
-  /** A long-running process may outlive its certificate: say so clearly rather than fail a handshake. */
+  /** A long-running process may outlive its certificate: say so rather than fail a handshake. */
   #checkStillValid(prepared: Prepared): void {
     const { info } = prepared;
     const left = info.validTo.getTime() - this.clock.now();
@@ -341,7 +313,7 @@ export class MtlsConnection {
     }
     if (left < mtlsPolicy.expiryWarningDays * DAY_MS && this.#warnedFor !== prepared) {
       this.#warnedFor = prepared;
-      // No expiry notification is sent by the service (API document, Mutual TLS): this is the notice.
+      // The service sends no expiry notice: this is it.
       this.log.warn(
         `the mutual-TLS client certificate expires in ${Math.ceil(left / DAY_MS)} day(s), on ` +
           `${info.validTo.toISOString()}; register its replacement and call client.setMtlsCertificate()`,
@@ -351,10 +323,7 @@ export class MtlsConnection {
   }
 }
 
-/**
- * undici's `fetch` does not accept the global `Request` (another copy of undici's class), so the
- * request is handed over as URL plus init, and the answer converted back to a global `Response`.
- */
+// undici's `fetch` refuses the global `Request` (another copy of its class).
 async function send({ undici, agent }: Prepared, request: Request): Promise<Response> {
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
   const response = await undici.fetch(request.url, {
@@ -365,8 +334,7 @@ async function send({ undici, agent }: Prepared, request: Request): Promise<Resp
     signal: request.signal,
     dispatcher: agent,
   });
-  // undici's ReadableStream type is node:stream/web's; at run time it is the global class. undici
-  // already gives a 204, 205 or 304 answer a null body, as the global Response requires.
+  // The global class at run time; undici already gives a 204, 205 or 304 a null body.
   const body = response.body as unknown as ReadableStream<Uint8Array> | null;
   return new Response(body, {
     status: response.status,

@@ -1,13 +1,11 @@
 import { PartnerOrdersError } from "./errors";
 
-/** One page of a list as the service sent it. */
 export interface PageData<T> {
   data: T[];
   nextCursor: string | null;
   response: Response;
 }
 
-/** Fetches the page at `cursor` (`undefined` for the first). */
 export type PageFetcher<T> = (cursor: string | undefined) => Promise<PageData<T>>;
 
 /** A page of a list, with the way to the next. */
@@ -24,23 +22,13 @@ export interface Page<T> {
 
 /** Options of {@link Paginated.toArray}. */
 export interface ToArrayOptions {
-  /**
-   * The most items collected; a longer list throws instead of filling memory.
-   * @default 10000
-   */
+  /** The most items collected; a longer list throws instead of filling memory. @default 10000 */
   max?: number;
 }
 
 const defaultToArrayMax = 10_000;
 
-/**
- * A paginated list (API document, "Pagination convention"). `await` it for the first page,
- * `for await` it for every item of every page, or iterate `.pages()`. A page is fetched only when the
- * one before is consumed, so memory stays constant however long the list.
- *
- * It stops only at a null `nextCursor` (an empty page that carries a cursor is followed), never
- * builds or parses a cursor, and treats a cursor that comes back unchanged as an error, not a loop.
- */
+/** `await` it for the first page, `for await` it for every item; it stops only at a null cursor. */
 export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
   #first: Promise<PageData<T>> | undefined;
 
@@ -64,7 +52,7 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
       .then(onfulfilled, onrejected);
   }
 
-  /** The first page together with its HTTP response (status, headers, rate-limit headers). */
+  /** The first page together with its HTTP response. */
   async withResponse(): Promise<{
     /** The first page. */
     data: Page<T>;
@@ -87,22 +75,12 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     }
   }
 
-  /**
-   * Every item of every page. Iterators are async generators, so two consumers pulling one
-   * iterator are served in turn and no page is fetched twice.
-   */
+  /** Every item of every page, each page fetched once the one before is consumed. */
   async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
     for await (const page of this.pages()) yield* page.data;
   }
 
-  /**
-   * Every item of every page, in one array. A list longer than `max` throws a
-   * {@link PartnerOrdersError} as soon as item `max + 1` is seen, instead of filling memory: no
-   * later page is fetched. For lists of any length, `for await` keeps memory constant.
-   *
-   * @example
-   * const orders = await client.orders.list({ siteId: 12 }).toArray({ max: 500 });
-   */
+  /** Every item of every page, in one array; item `max + 1` throws instead of filling memory. */
   async toArray(options: ToArrayOptions = {}): Promise<T[]> {
     const max = options.max ?? defaultToArrayMax;
     if (!(max === Number.POSITIVE_INFINITY || (Number.isInteger(max) && max >= 0))) {
@@ -110,7 +88,6 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     }
     const items: T[] = [];
     for await (const item of this) {
-      // Leaving the loop ends the walk: the page after this one is never asked for.
       if (items.length >= max) {
         throw new PartnerOrdersError(
           `The list has more than ${max} items, the most toArray() collects; iterate it with ` +
@@ -124,19 +101,13 @@ export class Paginated<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
 
   async #fetch(cursor: string | undefined): Promise<PageData<T>> {
     const page = await this.fetchPage(cursor);
-    // A first page (cursor undefined) never matches: nextCursor is a string or null.
+    // A first page never matches: its cursor is undefined, nextCursor a string or null.
     if (page.nextCursor === cursor) throw repeatedCursor();
     return page;
   }
 
-  /**
-   * Cursors followed in one walk, each with the depth of the page it leads to. A keyset listing
-   * never hands a cursor out twice, so one already followed to this depth or less closes a cycle
-   * (A -> B -> A), whether the walk is `.pages()` or a chain of `getNextPage()` calls; asking the
-   * same page twice for its next one (a retry) is not a cycle.
-   */
+  // A cursor followed before at this depth or less closes a cycle; a retry of one page does not.
   #trail(): Map<string | undefined, number> {
-    // A listing started without a cursor is keyed by undefined, which no cursor followed equals.
     return new Map([[this.startCursor, 0]]);
   }
 

@@ -1,8 +1,4 @@
-/**
- * What the processes of a fleet share about the rate limit: how long none of them should send. The
- * limit is per partner (API document, Limits), so when one process meets a 429 with `Retry-After`
- * its neighbours would meet the same; they wait too instead of each finding out on its own.
- */
+/** How long none of a fleet's processes should send: the rate limit is per partner. */
 export interface RateLimitGate {
   /** Milliseconds the fleet must still wait before sending; 0 when the gate is open. */
   waitMs(): Promise<number>;

@@ -1,31 +1,20 @@
-/**
- * A bearer token as every process of a fleet can read it. Times are wall-clock epoch milliseconds:
- * a monotonic clock means nothing outside the process that read it.
- */
+/** A bearer token as every process of a fleet can read it: times in wall-clock epoch ms. */
 export interface SharedToken {
   /** The bearer token itself. */
   accessToken: string;
   /** After this the token is no longer sent. */
   expiresAt: number;
-  /** From this on a new token is minted (max(60 s, 10 % of `expires_in`) before expiry). */
+  /** From this on a new token is minted. */
   refreshAt: number;
 }
 
-/**
- * Where the processes of a fleet share their bearer token, so the fleet makes one token request per
- * credential per expiry instead of one per process (the token endpoint has its own rate limit:
- * API document, Authentication 1). `key` names the credential (base URL, client id and scopes,
- * hashed); the client secret is never part of it.
- */
+/** Where a fleet's processes share their bearer token; `key` is a hash that holds no secret. */
 export interface TokenCache {
   /** The stored token for `key`, if any. */
   get(key: string): Promise<SharedToken | undefined>;
-  /** Stores `token` for `key` for `ttlMs` (until it expires, on the minting process's clock). */
+  /** Stores `token` for `key` for `ttlMs`. */
   set(key: string, token: SharedToken, ttlMs: number): Promise<void>;
-  /**
-   * Claims the right to mint for `key` for at most `ttlMs`, so one process mints while the others
-   * wait for its token. Undefined when another process holds the claim.
-   */
+  /** Claims the right to mint for `key` for `ttlMs`; undefined when another process holds it. */
   lock(key: string, ttlMs: number): Promise<TokenCacheLock | undefined>;
 }
 
@@ -35,10 +24,7 @@ export interface TokenCacheLock {
   release(): Promise<void>;
 }
 
-/**
- * The cache key of a credential: a SHA-256 of what identifies it (never the secret), so keys in a
- * shared Redis reveal nothing and two clients with different scopes never share a token.
- */
+/** Never the secret; different scopes never share a token. */
 export async function tokenCacheKey(
   baseUrl: string,
   clientId: string,

@@ -1,8 +1,3 @@
-/**
- * Client-side validation: every documented rule the client can check before a network call, so a
- * bad request fails at once with every violation named, and a hostile path argument never becomes
- * a URL (README, "Submitting orders safely": the request is checked first).
- */
 import type { Violation } from "./errors";
 
 export {
@@ -23,7 +18,6 @@ export {
   checkSubmissionStatus,
 } from "./validation/params";
 
-/** Runs `check` on an optional argument: nothing to report when it was left out. */
 export function optional(
   value: unknown,
   check: (value: unknown, path: string) => Violation[],

@@ -5,12 +5,7 @@ import type { RateLimitGate } from "../rate-limit-gate";
 import type { RetryPolicy } from "./policy";
 import type { AttemptWrapper } from "./request";
 
-/**
- * The fleet's rate-limit gate around each attempt of an API call: before it, wait while another
- * process has closed the gate after a 429; after a 429 with `Retry-After`, close it for the whole
- * fleet (the limit is the partner's, not this process's). A gate that fails is logged and ignored:
- * it saves 429s, it never stops a call.
- */
+/** A gate that fails is logged and ignored: it saves 429s, it never stops a call. */
 export function gateAttempts(
   gate: RateLimitGate,
   clock: Clock,
@@ -29,7 +24,7 @@ export function gateAttempts(
     } catch (cause) {
       unavailable(cause);
     }
-    // A gate that answers no number (undefined, NaN) is open.
+    // No number (undefined, NaN): open.
     if (waitMs !== undefined && waitMs > 0) {
       const seconds = Math.ceil(waitMs / 1000);
       const ceiling = policy.maxRetryAfterSeconds;

@@ -1,13 +1,9 @@
 import { type Fetch, fetchWire, loadUndici, undiciWire, type Wire } from "./wire";
 
-/**
- * The global fetch when this module loaded. Another one at call time means an interceptor was
- * installed since (msw, nock); one not named `fetch` means it was there already (msw names its own
- * `fetchProxy`).
- */
+// Another fetch at call time, or one not named `fetch` (msw's `fetchProxy`), is an interceptor.
 const loadedFetch = globalThis.fetch;
 
-/** True on Node itself: Bun and Deno answer to `process.versions.node` too, and have their own fetch. */
+// Bun and Deno fill `process.versions.node` too, and have their own fetch.
 function isNode(): boolean {
   const g = globalThis as {
     Bun?: unknown;
@@ -17,13 +13,7 @@ function isNode(): boolean {
   return typeof g.process?.versions?.node === "string" && !g.Bun && !g.Deno;
 }
 
-/**
- * A client's default wire: `undici.request` on a kept-alive pool of its own on Node, when undici is
- * installed; the global `fetch`, looked up at call time, otherwise. Also `fetch` when something has
- * replaced `globalThis.fetch` (msw, nock): their interceptors see only
- * fetch, and a partner who installs one expects the SDK's requests to reach it. `onlyFetch` (the
- * `PARTNER_ORDERS_HTTP=fetch` environment variable) always uses fetch.
- */
+/** Fetch when an interceptor (msw, nock) replaced it: a partner expects it to see our requests. */
 export function nodeWire(onlyFetch: boolean): Wire {
   const viaFetch = fetchWire(((request) => globalThis.fetch(request)) as Fetch);
   if (onlyFetch || !isNode()) return viaFetch;

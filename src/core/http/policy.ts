@@ -1,100 +1,48 @@
 import { PartnerOrdersError } from "../errors";
 
-/**
- * The answers a retry policy has a rule for. 400, 403, 404, 409 and 422 have none: they are final
- * (a 409 is the service saying the `partnerOrderId` is taken, a retry cannot change that), so no
- * option can make them retried.
- */
+/** The answers a retry policy has a rule for; 400, 403, 404, 409 and 422 are final. */
 export type RetryableAnswer = "401" | "429" | "500" | "503" | "connection" | "timeout";
 
 /** How one retryable answer is retried. */
 export interface RetryRule {
-  /**
-   * Most retries of this answer within one call; all retries of a call stay within `maxRetries`.
-   * A 401 and a 500 are retried at most once (the API document's Errors rule 3).
-   */
+  /** Most retries of this answer in one call, within `maxRetries`; at most 1 for 401 and 500. */
   maxRetries?: number;
-  /**
-   * Least wait before such a retry, in milliseconds; with jitter on, up to as much again is added at
-   * random. A 500 waits at least 1 s.
-   */
+  /** Least wait before such a retry, in ms (jitter adds up to as much again); 500: 1 s or more. */
   minDelayMs?: number;
   /** Whether the wait follows the exponential backoff (`baseDelayMs`, doubling, `maxDelayMs`). */
   backoff?: boolean;
 }
 
-/**
- * A retry budget shared by every call of a client and of the clients made from it by
- * `withOptions()`, like the AWS SDKs' retry quota: each retry spends from it, each success gives a
- * little back, and while it is empty a retryable failure is thrown at once. A storm of failures
- * therefore adds a bounded number of retries (about 35 with the defaults) instead of `maxRetries`
- * per call.
- */
+/** A client-wide retry budget: while it is empty, failures throw at once (an outage adds ~35). */
 export interface RetryBudgetOptions {
-  /**
-   * Tokens when the client is made, and the most it can hold.
-   * @default 500
-   */
+  /** Tokens when the client is made, and the most it can hold. @default 500 */
   capacity?: number;
-  /**
-   * Tokens a retry after a 500, a 503, a connection error or a timeout spends.
-   * @default 14
-   */
+  /** Tokens a retry after a 500, a 503, a connection error or a timeout spends. @default 14 */
   retryCost?: number;
-  /**
-   * Tokens a retry after a 429 spends (the service asked for the wait; it is cheaper). A retry with
-   * a fresh token after a 401 spends nothing.
-   * @default 5
-   */
+  /** Tokens a retry after a 429 spends; a 401's retry spends none. @default 5 */
   throttlingRetryCost?: number;
-  /**
-   * Tokens a call that succeeds at once gives back; a call that succeeds after a retry gives back
-   * what that retry spent.
-   * @default 1
-   */
+  /** Tokens a first-try success gives back; a success after a retry returns its cost. @default 1 */
   successRefund?: number;
 }
 
 /**
- * The `retry` client option: what the SDK retries and how long it waits, as the table of README,
- * "Errors and retries" shows it. Anything not given keeps its default
- * ({@link defaultRetryPolicy}); `maxRetries` stays the budget of each call.
- *
+ * The `retry` client option; anything not given keeps its {@link defaultRetryPolicy} value.
  * @example
  * new PartnerOrders({ ...credentials, retry: { baseDelayMs: 500, rules: { 500: false } } });
  */
 export interface RetryOptions {
-  /**
-   * A rule per retryable answer, merged over the default one; `false` never retries that answer.
-   * @default 401 once at once with a fresh token; 429 after `Retry-After` plus backoff; 500 once
-   * after 1 to 2 s; 503, connection errors and timeouts with backoff
-   */
+  /** A rule per retryable answer, merged over the default one. @default see {@link RetryRules} */
   rules?: RetryRules;
-  /**
-   * First backoff step, in milliseconds; it doubles with each retry of the call.
-   * @default 1000
-   */
+  /** First backoff step, in milliseconds; it doubles with each retry of the call. @default 1000 */
   baseDelayMs?: number;
-  /**
-   * Cap on a backoff wait, jitter included, in milliseconds.
-   * @default 20000
-   */
+  /** Cap on a backoff wait, jitter included, in milliseconds. @default 20000 */
   maxDelayMs?: number;
-  /**
-   * Randomness, 0 to 1: a backoff wait is lengthened by up to this fraction of itself, and a wait
-   * for `Retry-After` by up to one backoff step. 0 turns jitter off.
-   * @default 0.25
-   */
+  /** Randomness, 0 to 1: the share of itself a backoff wait may grow by. @default 0.25 */
   jitter?: number;
-  /**
-   * A `Retry-After` longer than this is not waited for: the call throws `RateLimitError` at once
-   * (a 503's hint is waited for up to this long).
-   * @default 60
-   */
+  /** A longer `Retry-After`, in seconds, throws `RateLimitError` at once. @default 60 */
   maxRetryAfterSeconds?: number;
   /**
-   * The client-wide retry budget; `false` turns it off. Its numbers are fixed when the client is
-   * made: a client made by `withOptions()` shares it and can only turn it off for itself.
+   * The client-wide retry budget, or `false`; `withOptions()` can only turn it off.
    * @default { capacity: 500, retryCost: 14, throttlingRetryCost: 5, successRefund: 1 }
    */
   budget?: RetryBudgetOptions | false;
@@ -102,7 +50,7 @@ export interface RetryOptions {
 
 /** The rule for each retryable answer in {@link RetryOptions}; `false` never retries it. */
 export interface RetryRules {
-  /** A 401 to a bearer token: the token is dropped and a new one minted (at most once). */
+  /** A 401 to a bearer token: a new one is minted (at most once). */
   401?: RetryRule | false;
   /** A 429: waits at least its `Retry-After`, plus backoff. */
   429?: RetryRule | false;
@@ -134,11 +82,7 @@ export interface RetryPolicy {
 
 const backoff = { maxRetries: Number.POSITIVE_INFINITY, minDelayMs: 0, backoff: true };
 
-/**
- * The SDK's retry policy: the table of README, "Errors and retries", which follows the API
- * document's Errors rule 3, as data.
- * The budget follows the AWS SDKs' retry quota (500 tokens, 14 a retry, 5 a throttled retry).
- */
+/** The SDK's retry policy (API document, Errors rule 3); the budget is the AWS SDKs' quota. */
 export const defaultRetryPolicy: RetryPolicy = deepFreeze({
   rules: {
     401: { maxRetries: 1, minDelayMs: 0, backoff: false },
@@ -162,7 +106,6 @@ function deepFreeze<T extends object>(value: T): T {
   return Object.freeze(value);
 }
 
-/** `options` without the entries given as undefined, which keep their defaults. */
 function given<T extends object>(options: T): Partial<T> {
   return Object.fromEntries(
     Object.entries(options).filter(([, v]) => v !== undefined),
@@ -181,7 +124,6 @@ function check(name: string, value: unknown, min: number, max = Number.POSITIVE_
 
 const answers = Object.keys(defaultRetryPolicy.rules);
 
-/** `options` over `base`, checked: nonsense (a negative delay, a rule for a 409) throws here. */
 export function resolveRetryPolicy(
   options: RetryOptions | undefined,
   base: RetryPolicy,
@@ -235,10 +177,6 @@ function resolveBudget(options: RetryOptions["budget"], base: RetryPolicy): Retr
   return budget;
 }
 
-/**
- * The tokens of a client's retry budget (see {@link RetryBudgetOptions}), shared by the clients
- * made from it by `withOptions()`.
- */
 export class RetryBudget {
   readonly #config: Readonly<Required<RetryBudgetOptions>>;
   #tokens: number;
@@ -248,25 +186,21 @@ export class RetryBudget {
     this.#tokens = config.capacity;
   }
 
-  /** Tokens left. */
   get tokens(): number {
     return this.#tokens;
   }
 
-  /** What a retry after `answer` costs. */
   cost(answer: RetryableAnswer): number {
     if (answer === "401") return 0;
     return answer === "429" ? this.#config.throttlingRetryCost : this.#config.retryCost;
   }
 
-  /** Spends `cost`; false, spending nothing, when fewer tokens are left. */
   take(cost: number): boolean {
     if (cost > this.#tokens) return false;
     this.#tokens -= cost;
     return true;
   }
 
-  /** A call succeeded; `lastCost` is what its last retry spent (0 when it made none). */
   succeeded(lastCost: number): void {
     const refund = lastCost > 0 ? lastCost : this.#config.successRefund;
     this.#tokens = Math.min(this.#config.capacity, this.#tokens + refund);

@@ -28,13 +28,7 @@ const classByStatus: Record<number, typeof APIError> = {
   503: ServiceUnavailableError,
 };
 
-/**
- * The single factory from an error answer to an error class. `body` is whatever came back, as text
- * or already parsed: a problem document, an empty body, or an HTML page from a proxy; none of them
- * throws here. `nowMs` is the client's wall clock, against which a `Retry-After` date is read.
- * `redact` blanks the secrets the client knows out of every string of the problem document before
- * it reaches the error's message, `detail`, `title` or `problem`.
- */
+/** The single factory from an error answer to an error; any `body` (text, parsed, HTML) is safe. */
 export function errorFromResponse(
   method: string,
   path: string,

@@ -27,86 +27,55 @@ import { errorFromResponse } from "./problem";
 import { withRetries } from "./retry";
 import type { Wire, WireAnswer } from "./wire";
 
-/** Where a call's bearer token comes from. */
 export interface TokenSource {
-  /**
-   * A token to send now. Each caller bounds its wait with its own `signal` (`untilAborted`): the
-   * token request itself is shared and tied to no caller.
-   */
+  // The token request is shared and tied to no caller: each bounds its own wait with `signal`.
   get(signal?: AbortSignal): Promise<string>;
-  /** The token to send now when one is at hand without waiting; undefined otherwise. */
   current(): string | undefined;
-  /** The service refused `token` (401): forget it. True when a retry can bring a different token. */
+  /** Forgets a refused `token`; true when a retry can bring a different one. */
   invalidate(token: string): boolean;
-  /** `text` with every secret this source knows (credential, tokens) replaced by `[redacted]`. */
   redact(text: string): string;
 }
 
-/** One request as the layer takes it: the API's operations, the token request and MCP's. */
 export interface HttpRequest<T> {
   method: string;
-  /** Absolute, built once: every attempt sends it as it is. */
   url: string;
-  /** The path for messages and log lines (no query string). */
   path: string;
-  /** The spec's operationId (`getOrder`, `createToken`, `mcp`): names the call's trace span. */
   operation?: string;
-  /** Lower-case names; the User-Agent and the bearer token are added here. */
   headers: Record<string, string>;
-  /** Serialised once, so every retry sends identical bytes. */
   body?: string | undefined;
-  /** False when no bearer token is sent (the token request, GET /v1/ping). @default true */
   auth?: boolean;
-  /** False for the token request, which the call that waits on it retries. @default true */
   retry?: boolean;
-  /** What a connection error could not reach. @default "the service" */
   target?: string;
-  /** Reads an answer `succeeds` accepts, within the attempt's time. */
   read(answer: WireAnswer): Promise<T>;
-  /** Which statuses `read` gets; any other becomes the typed error. @default 2xx */
   succeeds?(status: number): boolean;
-  /** Blanks secrets out of server text; the token source's own when not given. */
   redact?: (text: string) => string;
-  /** The error body as the error factory reads it (the token endpoint's RFC 6749 answer). */
   problem?(text: string, status: number): unknown;
 }
 
-/** What a client's requests share. */
 export interface HttpConfig {
   wire: Wire;
-  /** The SDK's User-Agent; undefined in a browser, which sends its own. */
+  /** Undefined in a browser, which sends its own. */
   agent: string | undefined;
-  /** The API base URL, without its trailing slash. */
+  /** Without its trailing slash. */
   base: string;
   tokens: TokenSource | undefined;
   clock: Clock;
   log: Log;
   maxRetries: number;
   retry: RetryPolicy;
-  /** The client's retry budget; undefined when it has none or it is off for this client. */
   budget: RetryBudget | undefined;
   timeoutMs: number;
-  /** The client's `defaultHeaders`, checked, with lower-case names. */
   headers: Record<string, string>;
-  /** Runs around each attempt of an API call; the fleet's rate-limit gate. */
   around?: AttemptWrapper | undefined;
-  /** Traces and metrics, when `@opentelemetry/api` is installed (core/telemetry.ts). */
   telemetry?: TelemetrySlot | undefined;
 }
 
-/** Wraps one attempt of an API call (core/http/gate.ts). */
 export type AttemptWrapper = <T>(
   attempt: () => Promise<T>,
   context: { method: string; path: string; options: CallOptions },
 ) => Promise<T>;
 
-/**
- * The HTTP layer: every request the SDK makes, API, token and MCP, goes through {@link request},
- * which makes attempts under the retry policy and budget on the injected clock, bounds each by
- * `timeoutMs`, attaches the bearer token and turns the answer into data or a typed error.
- *
- * @internal Kept out of the published declarations (`stripInternal`), with the operations.
- */
+/** @internal Every request the SDK makes (API, token, MCP) goes through {@link request}. */
 export class Http {
   readonly #config: HttpConfig;
   readonly #observers = new Set<(operation: Operation, data: unknown) => void>();
@@ -115,16 +84,10 @@ export class Http {
     this.#config = config;
   }
 
-  /** The client's telemetry (the submission wait and partner-orders/sync add their spans). */
   get telemetry(): TelemetrySlot | undefined {
     return this.#config.telemetry;
   }
 
-  /**
-   * Calls `observer` with the operation and the data of every API call that succeeds here
-   * (partner-orders/sync learns the partnerOrderId of submissions so); returns the function that
-   * stops it. An observer that throws is ignored.
-   */
   observe(observer: (operation: Operation, data: unknown) => void): () => void {
     this.#observers.add(observer);
     return () => this.#observers.delete(observer);
@@ -135,12 +98,11 @@ export class Http {
       try {
         observer(operation, data);
       } catch {
-        // An observer's failure is its own: the call succeeded.
+        // The call succeeded; an observer's failure is its own.
       }
     }
   }
 
-  /** An API operation: rejected before sending when its arguments or headers break a rule. */
   call<K extends ApiOperationId>(
     operation: Operation<K>,
     options: CallOptions = {},
@@ -162,8 +124,7 @@ export class Http {
     if (auth) headers.accept = "application/json";
     const decode = operation.decoder ?? decodeBody;
     const read = async (answer: WireAnswer): Promise<T> => {
-      // Read as text: number-encoded money is converted from its digits as written, which
-      // JSON.parse would already have rounded to a double.
+      // As text: JSON.parse would round number-encoded money to a double.
       const text = await answer.text();
       if (text === "" || operation.decode === false) return undefined as T;
       return decode(operation.operationId, text) as T;
@@ -180,10 +141,9 @@ export class Http {
     );
   }
 
-  /** The one request function. */
   request<T>(request: HttpRequest<T>, options: CallOptions = {}): Promise<WithResponse<T>> {
     const slot = this.#config.telemetry;
-    // Until the look-up for @opentelemetry/api ends; then no promise more than untraced.
+    // Only until the @opentelemetry/api look-up ends: then no promise more than untraced.
     if (slot?.ready) return slot.ready.then(() => this.request(request, options));
     const hooks = slot?.hooks;
     if (hooks) return hooks.request(request, (observe) => this.#request(request, options, observe));
@@ -198,12 +158,11 @@ export class Http {
     const { clock, log, tokens, around, agent } = this.#config;
     const { method, path } = request;
     if (agent !== undefined) {
-      // A User-Agent the partner gave follows the SDK's.
       const given = request.headers["user-agent"];
       request.headers["user-agent"] = given ? `${agent} ${given}` : agent;
     }
     const signal = options.signal;
-    // The token the latest attempt sent: a 401 drops that token only, not one minted since.
+    // A 401 drops the token the latest attempt sent, not one minted since.
     const used: Sent = {};
     const once = observe
       ? (n: number) => observe(n, request, used, () => this.#attempt(request, options, used, n))
@@ -226,7 +185,6 @@ export class Http {
         onRetry: ({ error, attempt: n, delayMs }) =>
           log.info(`retrying ${method} ${path}`, {
             status: error instanceof APIError ? error.status : undefined,
-            // Server text: bounded, so a hostile code cannot make a megabyte log line.
             code: error instanceof APIError && error.code ? boundText(error.code, 100) : undefined,
             attempt: n,
             delayMs: Math.round(delayMs),
@@ -239,10 +197,7 @@ export class Http {
     }
   }
 
-  /**
-   * One attempt, bounded by one timer on the client's clock: the wait for a token included, so a
-   * slow token endpoint cannot carry a call past its `timeoutMs`, nor a wait past its deadline.
-   */
+  // One timer bounds the attempt, the wait for a token included.
   async #attempt<T>(
     request: HttpRequest<T>,
     options: CallOptions,
@@ -265,19 +220,15 @@ export class Http {
     let linked = timeout.signal;
     let unlink: (() => void) | undefined;
     if (signal) {
-      // Linked without a listener where the runtime can (Node 20.3+): a body read after the answer
-      // (an MCP event stream) stays abortable by the caller, and a long-lived signal shared by many
-      // requests collects no listeners.
+      // AbortSignal.any: a body read later (MCP) stays abortable; a shared signal collects no listeners.
       if (AbortSignal.any) linked = AbortSignal.any([signal, timeout.signal]);
       else {
         const onAbort = () => timeout.abort();
-        // An abort event fires once; `unlink` removes the listener after the attempt either way.
         signal.addEventListener("abort", onAbort);
         unlink = () => signal.removeEventListener("abort", onAbort);
       }
     }
-    // Started before the timer: a token request bounded by the same timeoutMs gives up first,
-    // with its own error, and a retry mints afresh instead of joining it.
+    // Before the timer: a token request with the same timeoutMs gives up first, with its own error.
     const work = this.#exchange(request, linked, used);
     const cancelTimer = startTimer(clock, timeoutMs, () => timeout.abort());
     // A test clock (the sandbox's runAll) waits for the answer before it moves time on.
@@ -361,14 +312,12 @@ export class Http {
   }
 }
 
-/** An answer and what was read of it: the data of a success, the body text of a failure. */
 interface Exchanged<T> {
   answer: WireAnswer;
   data?: T;
   failure?: string;
 }
 
-/** The data with the answer it came from; the `Response` is only made when asked for. */
 function withResponse<T>(data: T, answer: WireAnswer): WithResponse<T> {
   let response: Response | undefined;
   return {
@@ -380,14 +329,13 @@ function withResponse<T>(data: T, answer: WireAnswer): WithResponse<T> {
   };
 }
 
-/** `promise`, or a rejection as soon as `signal` aborts, whether or not its source listens to it. */
+/** `promise`, or a rejection as soon as `signal` aborts, whether or not its source listens. */
 export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     if (signal.aborted) onAbort();
-    // An abort event fires once; the listener is removed when the promise settles.
     else signal.addEventListener("abort", onAbort);
-    // Settling after an abort is ignored, a rejection included (never an unhandled one).
+    // A rejection after the abort is ignored, never unhandled.
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 }

@@ -16,7 +16,6 @@ import {
   type RetryPolicy,
 } from "./policy";
 
-/** Which rule answers `error`; undefined when it is never retried. */
 export function answerOf(error: unknown): RetryableAnswer | undefined {
   if (error instanceof AuthenticationError) return "401";
   if (error instanceof RateLimitError) return "429";
@@ -27,15 +26,11 @@ export function answerOf(error: unknown): RetryableAnswer | undefined {
   return undefined;
 }
 
-/** What the retry loop is told about one failed attempt. */
 export interface RetryState {
-  /** Retries already made in this call (0 before the first retry). */
   retriesMade: number;
-  /** Retries already made in this call, per answer. */
   byAnswer?: Partial<Record<RetryableAnswer, number>>;
 }
 
-/** Milliseconds to wait before retrying after `error`, or null when it must not be retried. */
 export function retryDelay(
   error: unknown,
   state: RetryState,
@@ -48,8 +43,6 @@ export function retryDelay(
   if (!answer || !rule || (state.byAnswer?.[answer] ?? 0) >= rule.maxRetries) return null;
   const { maxDelayMs, jitter } = policy;
   const step = Math.min(maxDelayMs, policy.baseDelayMs * 2 ** state.retriesMade);
-  // Jitter spreads a fleet of clients so they do not all come back in the same second; the cap
-  // holds after it.
   let wait = rule.backoff ? Math.min(maxDelayMs, step * (1 + random() * jitter)) : 0;
   // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, a least wait of 0 never raises a wait (the guard only spares a random draw)
   if (rule.minDelayMs > 0) {
@@ -71,24 +64,15 @@ export function retryDelay(
 export interface RetryLoopOptions {
   maxRetries: number;
   clock: Clock;
-  /** @default defaultRetryPolicy */
   policy?: RetryPolicy;
-  /** The client's retry budget; undefined when it has none. */
   budget?: RetryBudget | undefined;
   signal?: AbortSignal | undefined;
-  /** Monotonic ms past which no retry or sleep is started. */
   deadline?: number | undefined;
-  /** Called before a 401 retry; false when no fresh credential can be had. */
+  /** False when no fresh credential can be had. */
   onUnauthorized?: (error: AuthenticationError) => boolean;
-  /** `attempt` is the number of the attempt that failed (1 for the first). */
   onRetry?: (info: { error: unknown; attempt: number; delayMs: number }) => void;
 }
 
-/**
- * Makes attempts until one succeeds or the policy says stop: at most `maxRetries` retries, each
- * allowed by the rule of its answer, the deadline and the retry budget, after a wait slept on the
- * injected clock. The caller's abort ends it before the next attempt or during a wait.
- */
 export async function withRetries<T>(
   attempt: (attemptNumber: number) => Promise<T>,
   options: RetryLoopOptions,
@@ -131,16 +115,11 @@ export async function withRetries<T>(
   }
 }
 
-/**
- * `Retry-After` in seconds: delta-seconds (digits only) or an HTTP-date (RFC 9110 10.2.3: the
- * IMF-fixdate, or the obsolete RFC 850 and asctime forms). Null when absent or malformed, so a
- * value such as `-5` or `2, 3` is no hint at all and the normal backoff applies; never negative.
- */
+/** `Retry-After` in seconds (RFC 9110 10.2.3); null when absent or malformed (`-5`, `2, 3`). */
 export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): number | null {
-  // Headers already strip surrounding spaces, and an empty value matches no form below.
-  // Stryker disable next-line MethodExpression: see above
+  // Stryker disable next-line MethodExpression: equivalent, Headers strip surrounding spaces
   const raw = headers.get("retry-after")?.trim();
-  // Stryker disable next-line ConditionalExpression: see above
+  // Stryker disable next-line ConditionalExpression: equivalent, an empty value matches no form below
   if (!raw) return null;
   if (/^\d+$/.test(raw)) return Number(raw);
   const date = parseHttpDate(raw, nowMs);
@@ -148,19 +127,14 @@ export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): n
   return Math.max(0, (date - nowMs) / 1000);
 }
 
-// Regular expression literals, not `new RegExp`, so a bundle that does not read `Retry-After` (the
-// webhooks entry) drops them.
-/** `Sun, 06 Nov 1994 08:49:37 GMT` */
+// IMF-fixdate, RFC 850 and asctime; literals, so a bundle that never reads `Retry-After` drops them.
 const imfFixdate =
   /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
-/** `Sunday, 06-Nov-94 08:49:37 GMT` */
 const rfc850 =
   /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
-/** `Sun Nov  6 08:49:37 1994` */
 const asctime =
   /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
 
-/** The fields of the three HTTP-date forms, as [day, month, year, hours, minutes, seconds]. */
 function dateParts(
   text: string,
   nowMs: number,
@@ -190,7 +164,6 @@ function dateParts(
   return null;
 }
 
-/** Epoch ms of an HTTP-date (RFC 9110 5.6.7), or null when `text` is not one. */
 function parseHttpDate(text: string, nowMs: number): number | null {
   const parts = dateParts(text, nowMs);
   if (!parts) return null;
@@ -198,10 +171,8 @@ function parseHttpDate(text: string, nowMs: number): number | null {
   const monthIndex = "JanFebMarAprMayJunJulAugSepOctNovDec".indexOf(mon) / 3;
   const ms = Date.UTC(year, monthIndex, Number(day), Number(h), Number(m), Number(s));
   const date = new Date(ms);
-  // Date.UTC rolls 30 Feb over to March and 24:00 over to the next day: such a date is malformed.
-  // A field out of range differs itself and carries into the next one, so each comparison alone is
-  // backed by another: removing any single one changes no answer.
-  // Stryker disable ConditionalExpression,LogicalOperator: see above
+  // Date.UTC rolls 30 Feb over to March: such a date is malformed.
+  // Stryker disable ConditionalExpression,LogicalOperator: equivalent, an out-of-range field also carries into the next
   if (
     date.getUTCFullYear() !== year ||
     date.getUTCMonth() !== monthIndex ||

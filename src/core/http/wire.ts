@@ -1,44 +1,30 @@
-/**
- * How a request leaves the process. Two ways with one shape: `undici.request` on a kept-alive pool
- * (the default on Node when undici, an optional peer, is installed) and `fetch` (every other runtime,
- * a partner's own `fetch`, and whenever something has replaced `globalThis.fetch` since the client
- * was made, as msw does). The request function above them sees no difference.
- */
 import type { Dispatcher } from "undici";
 
-/** One attempt as it goes on the wire. */
 export interface WireRequest {
   method: string;
-  /** Absolute, built once per call. */
   url: string;
-  /** Lower-case names. */
   headers: Record<string, string>;
   body: string | undefined;
-  /** Ends the attempt: its timeout or the caller's abort. */
   signal: AbortSignal;
 }
 
-/** One answer, its body not read yet. */
 export interface WireAnswer {
   readonly status: number;
-  /** One header by lower-case name; null when absent. */
   header(name: string): string | null;
-  /** Every header, made on demand (errors and `withResponse()` need them, a success does not). */
+  /** Made on demand: a success does not need them. */
   headers(): Headers;
-  /** The body as text; read at most once. */
+  /** Read at most once. */
   text(): Promise<string>;
-  /** The answer as a web `Response`: its body streamed when unread (MCP), else already read. */
+  /** Its body streamed when unread (MCP). */
   response(): Response;
-  /** Lets go of an unread body. */
   discard(): void;
 }
 
 export type Wire = (request: WireRequest) => Promise<WireAnswer>;
 
-/** A `fetch` as partners pass it: called with one `Request`, unbound. */
 export type Fetch = (request: Request) => Promise<Response>;
 
-/** The wire over a `fetch`. A redirect is never followed: credentials stay with the origin. */
+/** A redirect is never followed: credentials stay with the origin. */
 export function fetchWire(fetch: Fetch): Wire {
   return async ({ method, url, headers, body, signal }) => {
     const response = await fetch(
@@ -63,7 +49,6 @@ function fromResponse(response: Response): WireAnswer {
 
 type Undici = typeof import("undici");
 
-/** undici when it is installed, else undefined: an optional peer, not every partner has it. */
 export async function loadUndici(): Promise<Undici | undefined> {
   try {
     return await import("undici");
@@ -72,10 +57,7 @@ export async function loadUndici(): Promise<Undici | undefined> {
   }
 }
 
-/**
- * The wire over `undici.request` on `dispatcher` (a kept-alive pool): no web streams, no `Request`
- * or `Response` objects unless a caller asks for one. undici.request follows no redirect.
- */
+/** No web streams, `Request` or `Response` unless asked for; undici.request follows no redirect. */
 export function undiciWire(undici: Undici, dispatcher: Dispatcher): Wire {
   return async ({ method, url, headers, body, signal }) => {
     const answer = await undici.request(url, {

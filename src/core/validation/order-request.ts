@@ -15,26 +15,14 @@ import {
   sentKeys,
 } from "./rules";
 
-/**
- * The body limit, "256 KB in UTF-8 bytes" (API document, Limits). The document does not say whether
- * a KB is 1,000 or 1,024 bytes, so the client refuses only what the service refuses under either
- * reading: more than 262,144 bytes (256 KiB). A body between 256,001 and 262,144 bytes that the
- * service turns out to refuse comes back as a typed 400 `invalid_request`, which loses nothing;
- * the stricter reading could refuse an order the service would take.
- */
+// "256 KB" read as KiB: the client refuses only what the service refuses under either reading.
 export const MAX_BODY_BYTES = 262_144;
 
-/** Lines per order (API document, Limits). */
 export const MAX_LINES = 100;
 
-/** templateVariables entries per line (API document, Limits). */
 export const MAX_TEMPLATE_VARIABLES = 50;
 
-/**
- * The request fields of POST /v1/orders. Unknown keys are rejected by the service (API document,
- * POST /v1/orders), so they are refused here too. New optional fields added within v1 (Versioning
- * rule 2) need a new release of this list.
- */
+// The service rejects unknown keys, so these lists need a release for each field added within v1.
 const ORDER_FIELDS: ReadonlySet<string> = new Set(["siteId", "partnerOrderId", "shipTo", "lines"]);
 const LINE_FIELDS: ReadonlySet<string> = new Set([
   "productId",
@@ -48,7 +36,6 @@ const LINE_FIELDS: ReadonlySet<string> = new Set([
   "shipTo",
 ]);
 
-/** ShipTo fields and their maximum lengths (API document, ShipTo); country is checked on its own. */
 const SHIP_TO_MAX: Readonly<Record<string, number>> = {
   name: 200,
   company: 200,
@@ -61,10 +48,7 @@ const SHIP_TO_MAX: Readonly<Record<string, number>> = {
   email: 254,
 };
 const SHIP_TO_FIELDS: ReadonlySet<string> = new Set([...Object.keys(SHIP_TO_MAX), "country"]);
-/**
- * "Present in the minimal shape" (API document, ShipTo): the fields every address must carry,
- * besides `country`, which checkCountry requires.
- */
+// "Present in the minimal shape" (API document, ShipTo), besides `country`.
 const SHIP_TO_REQUIRED: ReadonlySet<string> = new Set([
   "name",
   "address1",
@@ -73,28 +57,20 @@ const SHIP_TO_REQUIRED: ReadonlySet<string> = new Set([
   "postalCode",
 ]);
 
-/** Keys the service refuses in templateVariables; they would reach prototypes if merged. */
 const FORBIDDEN_TEMPLATE_KEYS: ReadonlySet<string> = new Set([
   "__proto__",
   "constructor",
   "prototype",
 ]);
 
-/**
- * Every rule of POST /v1/orders that the client can know before sending (API document, POST
- * /v1/orders, ShipTo and Limits), each violation with its path, all of them at once. Rules that need
- * the service's data stay the service's: a granted siteId, a productId in the catalog, and a
- * variantId for STOCK products (the client cannot tell STOCK from POD).
- *
- * It reads the request as `JSON.stringify` would send it, never throws and never changes it.
- */
+/** Every rule of POST /v1/orders that needs none of the service's data (catalog, STOCK or POD). */
 export function validateOrderRequest(request: unknown): Violation[] {
   const violations: Violation[] = [];
   const report = collectInto(violations);
   try {
     checkOrder(request, report);
   } catch {
-    // A throwing getter or proxy trap: report it, as the service would never see a body anyway.
+    // A throwing getter or proxy trap.
     report("", "could not be read: a property getter or proxy threw while it was inspected");
     return violations;
   }
@@ -126,10 +102,9 @@ function checkOrder(request: unknown, report: Report): void {
   if (lines.length < 1 || lines.length > MAX_LINES) {
     report("lines", `must have 1 to ${MAX_LINES} entries, got ${lines.length}`);
   }
-  // Every entry takes at least 2 bytes of JSON, so past this count the body is certainly too large
-  // and checking each line (of a sparse array, say) would only cost time.
+  // Each entry is 2 bytes of JSON or more: past this the body is too large anyway.
   if (lines.length > MAX_BODY_BYTES / 2) return;
-  // An index loop, not forEach: a hole in a sparse array is sent as null and must be reported.
+  // Not forEach: a hole in a sparse array is sent as null and must be reported.
   for (let index = 0; index < lines.length; index++)
     checkLine(lines[index], `lines[${index}]`, report);
   checkUniqueLineIds(lines, report);
@@ -145,9 +120,7 @@ function checkLine(line: unknown, path: string, report: Report): void {
   checkProductIdValue(sent(line, "productId"), `${path}.productId`, report);
   checkPrintableId(sent(line, "partnerLineId"), `${path}.partnerLineId`, report);
   checkPositiveInteger(sent(line, "quantity"), `${path}.quantity`, report, true);
-  // "Required for STOCK; omit for POD": the client cannot tell a STOCK product from a POD one, so
-  // a missing variantId stays the service's rule. Null is accepted because the API document asks
-  // for a Product's variantId to be sent back exactly as received, null (POD) included.
+  // Null: a Product's variantId is sent back exactly as received, null (POD) included.
   const variantId = sent(line, "variantId");
   if (variantId !== null) checkPositiveInteger(variantId, `${path}.variantId`, report, false);
   checkString(sent(line, "sku"), `${path}.sku`, report, { max: 100 });
@@ -170,8 +143,7 @@ function checkKeys(
 ): void {
   for (const key of sentKeys(object)) {
     if (known.has(key)) continue;
-    // There is no price field in any request (API document, General rule 4); `unitPrice` is the
-    // one a caller is most likely to try, so it gets its own reason.
+    // No request has a price field; `unitPrice` is the one most likely tried.
     const message =
       key === "unitPrice"
         ? "unitPrice is not accepted: prices come only from the catalog"
@@ -180,13 +152,11 @@ function checkKeys(
   }
 }
 
-/** Object of string to string, up to 50 entries, keys up to 100, values up to 2000 characters. */
 function checkTemplateVariables(value: unknown, path: string, report: Report): void {
   if (!isPlainObject(value)) {
     report(path, `must be an object of string to string, got ${describe(value)}`);
     return;
   }
-  // Object.keys, not `in`: an own `__proto__` key made by JSON.parse is a real entry to refuse.
   const keys = sentKeys(value);
   if (keys.length > MAX_TEMPLATE_VARIABLES) {
     report(path, `must have at most ${MAX_TEMPLATE_VARIABLES} entries, got ${keys.length}`);
@@ -201,10 +171,6 @@ function checkTemplateVariables(value: unknown, path: string, report: Report): v
   }
 }
 
-/**
- * A ShipTo (API document, ShipTo): the minimal shape's fields present, every field within its
- * length, country two letters, and `email` only on the order-level address.
- */
 function checkShipTo(value: unknown, path: string, onLine: boolean, report: Report): void {
   if (!isPlainObject(value)) {
     report(path, `must be an object, got ${describe(value)}`);
@@ -225,10 +191,7 @@ function checkShipTo(value: unknown, path: string, onLine: boolean, report: Repo
   checkCountry(sent(value, "country"), `${path}.country`, report);
 }
 
-/**
- * ISO 3166-1 alpha-2: exactly two ASCII letters. Either case is accepted: the API document does not
- * say the service is case-sensitive, and the client refuses only what it must.
- */
+// Either case: the API document does not say the service is case-sensitive.
 function checkCountry(value: unknown, path: string, report: Report): void {
   if (value === undefined) {
     report(path, "is required: an ISO 3166-1 alpha-2 code such as US");
@@ -239,7 +202,6 @@ function checkCountry(value: unknown, path: string, report: Report): void {
   }
 }
 
-/** partnerLineId is unique within the request; each repeat is reported where it appears. */
 function checkUniqueLineIds(lines: readonly unknown[], report: Report): void {
   const firstIndex = new Map<string, number>();
   lines.forEach((line, index) => {
@@ -257,11 +219,6 @@ function checkUniqueLineIds(lines: readonly unknown[], report: Report): void {
   });
 }
 
-/**
- * Exactly one placement: an order-level shipTo, or a shipTo on every line; never both, never
- * neither, never only some lines (API document, POST /v1/orders). Entries that are not objects are
- * already reported and are left out here.
- */
 function checkShipToPlacement(onOrder: boolean, lines: readonly unknown[], report: Report): void {
   const withShipTo: number[] = [];
   const withoutShipTo: number[] = [];
@@ -288,7 +245,6 @@ function checkShipToPlacement(onOrder: boolean, lines: readonly unknown[], repor
   }
 }
 
-/** The body as it would be sent, measured in UTF-8 bytes against {@link MAX_BODY_BYTES}. */
 function checkBodySize(request: Record<string, unknown>, report: Report): void {
   const lines = sent(request, "lines");
   if (Array.isArray(lines) && lines.length > MAX_BODY_BYTES / 2) {
