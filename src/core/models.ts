@@ -1,7 +1,7 @@
 import type { components, operations } from "../generated/openapi";
 import type { Decimal } from "./decimal";
 
-// Spec types, decimal fields as `Decimal`; `@property` documents what the spec leaves bare.
+// Spec types, decimal fields as `Decimal`; field descriptions come from the spec.
 type Schemas = components["schemas"];
 type With<T, Changes> = Omit<T, keyof Changes> & Changes;
 
@@ -9,11 +9,6 @@ type With<T, Changes> = Omit<T, keyof Changes> & Changes;
 export type OrderTotals = { [K in keyof Schemas["OrderTotals"]]: Decimal | null };
 /**
  * An order (GET /v1/orders, GET /v1/orders/{orderNumber}). Unknown fields pass through. @interface
- * @property orderNumber The platform's order number.
- * @property siteId The granted site the order belongs to.
- * @property purchaseOrder The purchase order reference.
- * @property projectName The project name.
- * @property closed Whether the order is closed.
  */
 export type Order = With<
   Schemas["Order"],
@@ -22,12 +17,7 @@ export type Order = With<
     totals: OrderTotals;
   }
 >;
-/**
- * A line of an order (GET /v1/orders/{orderNumber}/items). @interface
- * @property orderNumber The order this line belongs to.
- * @property siteId The order's site.
- * @property productName The product's name.
- */
+/** A line of an order (GET /v1/orders/{orderNumber}/items). @interface */
 export type OrderItem = With<
   Schemas["OrderItem"],
   {
@@ -37,21 +27,12 @@ export type OrderItem = With<
     lineTotal: Decimal | null;
   }
 >;
-/**
- * A shipment of an order (GET /v1/orders/{orderNumber}/shipments). @interface
- * @property orderNumber The order this shipment belongs to.
- * @property siteId The order's site.
- */
+/** A shipment of an order (GET /v1/orders/{orderNumber}/shipments). @interface */
 export type Shipment = Schemas["Shipment"];
 /** A package of a shipment: its `sequence` (an ordering hint) and carrier number. @interface */
 export type Package = Schemas["Package"];
 /**
  * A catalog entry, one per variant (GET /v1/products); prices come from a {@link Quote}. @interface
- * @property productId `SLO_` (site-owned) or `SLS_` (shared to the site) plus 1 to 18 digits; treat as opaque.
- * @property name The product's name.
- * @property description The product's description, or `null`.
- * @property serviceType `STOCK` (warehoused inventory) or `POD` (print on demand, quoted per order).
- * @property shippable Whether the product ships.
  */
 export type Product = With<
   Schemas["Product"],
@@ -60,15 +41,7 @@ export type Product = With<
     weight: Decimal | null;
   }
 >;
-/**
- * One variant of a {@link ProductDetail}, its fields as on {@link Product}. @interface
- * @property variantId The variant id, `null` for print on demand; send it back exactly as received.
- * @property sku The variant's SKU; `null` for print on demand.
- * @property availableInventory Stock on hand; `null` when `inventoryTracked` is false (unknown, not zero).
- * @property inventoryTracked Whether `availableInventory` means anything.
- * @property minQuantity Smallest quantity that can be ordered; `null` means no minimum.
- * @property maxQuantity Largest quantity that can be ordered; `null` means no maximum.
- */
+/** One variant of a {@link ProductDetail}, its fields as on {@link Product}. @interface */
 export type ProductVariant = With<
   Schemas["ProductVariant"],
   {
@@ -76,15 +49,7 @@ export type ProductVariant = With<
     weight: Decimal | null;
   }
 >;
-/**
- * A product with all its variants (GET /v1/products/{productId}). @interface
- * @property productId `SLO_` or `SLS_` plus 1 to 18 digits; treat as opaque.
- * @property siteId The granted site that owns the product.
- * @property name The product's name.
- * @property description The product's description, or `null`.
- * @property serviceType `STOCK` or `POD`.
- * @property shippable Whether the product ships.
- */
+/** A product with all its variants (GET /v1/products/{productId}). @interface */
 export type ProductDetail = With<
   Schemas["ProductDetail"],
   {
@@ -92,11 +57,7 @@ export type ProductDetail = With<
     variants: ProductVariant[];
   }
 >;
-/**
- * A price quote for a product at a quantity (POST /v1/products/{productId}/quote). @interface
- * @property productId The product quoted.
- * @property quantity The quantity quoted.
- */
+/** A price quote for a product at a quantity (POST /v1/products/{productId}/quote). @interface */
 export type Quote = With<
   Schemas["Quote"],
   {
@@ -104,18 +65,9 @@ export type Quote = With<
     totalPrice: Decimal;
   }
 >;
-/**
- * A granted site (GET /v1/sites). A site that is not `live` is still listed. @interface
- * @property siteId The site's id.
- * @property name The site's name.
- */
+/** A granted site (GET /v1/sites). A site that is not `live` is still listed. @interface */
 export type Site = Schemas["Site"];
-/**
- * The credential's own description (GET /v1/me). @interface
- * @property partnerId The partner this credential belongs to; compare it when rotating credentials.
- * @property partnerName The partner's name.
- * @property authMethod `COGNITO_M2M` (bearer token), `MTLS` (client certificate) or `COGNITO_USER` (interactive sign-in).
- */
+/** The credential's own description (GET /v1/me). @interface */
 export type Principal = Schemas["Principal"];
 
 /** A line of a completed submission: whole-line amounts, never per-unit prices. @interface */
@@ -128,10 +80,7 @@ export type SubmittedOrderLine = With<
     lineTotalBeforeAdjustments: Decimal;
   }
 >;
-/**
- * The order a `completed` submission created. @interface
- * @property projectId The platform's project id.
- */
+/** The order a `completed` submission created. @interface */
 export type SubmittedOrder = With<
   Schemas["SubmittedOrder"],
   {
@@ -178,40 +127,11 @@ export type Submission = PendingSubmission | CompletedSubmission | FailedSubmiss
 
 /** The body of POST /v1/orders; `partnerOrderId` is its idempotency key. @useDeclaredType */
 export type OrderRequest = Schemas["OrderRequest"];
-/**
- * One line of an {@link OrderRequest}; prices come from the catalog. @interface
- * @property quantity Positive whole number.
- * @property sku Up to 100 characters.
- * @property jobName Customer-facing job name, up to 200 characters.
- * @property artworkUrl Artwork location, up to 2000 characters.
- * @property templateVariables Up to 50 entries; keys up to 100 characters (not `__proto__`, `constructor` or `prototype`), values up to 2000.
- * @property shipTo This line's address, only when every line has one and the order has none; never with `email`.
- */
+/** One line of an {@link OrderRequest}; prices come from the catalog. @interface */
 export type OrderLineRequest = Schemas["OrderLineRequest"];
-/**
- * The order-level ship-to address. @interface
- * @property name Recipient name, up to 200 characters.
- * @property company Company, up to 200 characters.
- * @property address1 First address line, up to 200 characters.
- * @property address2 Second address line, up to 200 characters.
- * @property city City, up to 200 characters.
- * @property state State or region, up to 100 characters.
- * @property postalCode Postal code, up to 20 characters.
- * @property phone Phone number, up to 40 characters.
- * @property email Up to 254 characters; becomes the order's ship-notification address.
- */
+/** The order-level ship-to address. @interface */
 export type ShipTo = Schemas["ShipTo"];
-/**
- * A line-level ship-to address: a {@link ShipTo} without `email`. @interface
- * @property name Recipient name, up to 200 characters.
- * @property company Company, up to 200 characters.
- * @property address1 First address line, up to 200 characters.
- * @property address2 Second address line, up to 200 characters.
- * @property city City, up to 200 characters.
- * @property state State or region, up to 100 characters.
- * @property postalCode Postal code, up to 20 characters.
- * @property phone Phone number, up to 40 characters.
- */
+/** A line-level ship-to address: a {@link ShipTo} without `email`. @interface */
 export type LineShipTo = Schemas["LineShipTo"];
 
 /** @internal The generated success body of an operation, money not yet converted. */

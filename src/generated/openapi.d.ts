@@ -408,6 +408,7 @@ export interface components {
              * @example 62.45
              */
             totalPrice: number;
+            /** @description The platform's project id. */
             projectId: number;
             lines: components["schemas"]["SubmittedOrderLine"][];
         };
@@ -443,29 +444,46 @@ export interface components {
         ProductId: string;
         /** @description Order-level ship-to address; `email` becomes the order's ship-notification address. */
         ShipTo: {
+            /** @description Recipient name, up to 200 characters. */
             name: string;
+            /** @description Company, up to 200 characters. */
             company?: string;
+            /** @description First address line, up to 200 characters. */
             address1: string;
+            /** @description Second address line, up to 200 characters. */
             address2?: string;
+            /** @description City, up to 200 characters. */
             city: string;
+            /** @description State or region, up to 100 characters. */
             state: string;
+            /** @description Postal code, up to 20 characters. */
             postalCode: string;
             /** @description ISO 3166-1 alpha-2 code. */
             country: string;
+            /** @description Phone number, up to 40 characters. */
             phone?: string;
+            /** @description Up to 254 characters; becomes the order's ship-notification address. */
             email?: string;
         };
         /** @description A line's ship-to address; ShipTo without `email` (a line-level email is rejected). */
         LineShipTo: {
+            /** @description Recipient name, up to 200 characters. */
             name: string;
+            /** @description Company, up to 200 characters. */
             company?: string;
+            /** @description First address line, up to 200 characters. */
             address1: string;
+            /** @description Second address line, up to 200 characters. */
             address2?: string;
+            /** @description City, up to 200 characters. */
             city: string;
+            /** @description State or region, up to 100 characters. */
             state: string;
+            /** @description Postal code, up to 20 characters. */
             postalCode: string;
             /** @description ISO 3166-1 alpha-2 code. */
             country: string;
+            /** @description Phone number, up to 40 characters. */
             phone?: string;
         };
         /** @description Idempotency key of an order; 1 to 100 printable ASCII characters. */
@@ -496,15 +514,21 @@ export interface components {
             productId: components["schemas"]["ProductId"];
             /** @description 1 to 100 printable ASCII characters, unique within the request. */
             partnerLineId: string;
+            /** @description Positive whole number. */
             quantity: number;
             /** @description Required for STOCK; omit for POD. */
             variantId?: number;
+            /** @description Up to 100 characters. */
             sku?: string;
+            /** @description Customer-facing job name, up to 200 characters. */
             jobName?: string;
+            /** @description Artwork location, up to 2000 characters. */
             artworkUrl?: string;
+            /** @description Up to 50 entries; keys up to 100 characters (not `__proto__`, `constructor` or `prototype`), values up to 2000. */
             templateVariables?: {
                 [key: string]: string;
             };
+            /** @description This line's address, only when every line has one and the order has none; never with `email`. */
             shipTo?: components["schemas"]["LineShipTo"];
         };
         /** @description A line of an order with an order-level shipTo. */
@@ -527,6 +551,7 @@ export interface components {
             order: string | null;
         };
         Order: {
+            /** @description The platform's order number. */
             orderNumber: number;
             /** @description Exact-match filter value on the list endpoint. */
             status: string | null;
@@ -542,20 +567,27 @@ export interface components {
             updatedOn: string | null;
             /** Format: date-time */
             shippedOn: string | null;
+            /** @description The purchase order reference. */
             purchaseOrder: string | null;
+            /** @description The project name. */
             projectName: string | null;
+            /** @description The granted site the order belongs to. */
             siteId: number | null;
             totals: components["schemas"]["OrderTotals"];
+            /** @description Whether the order is closed. */
             closed: boolean | null;
         };
         /** @description A line of an order, identified by orderNumber plus itemNumber (there is no line id). */
         OrderItem: {
+            /** @description The order this line belongs to. */
             orderNumber: number;
+            /** @description The order's site. */
             siteId: number;
             /** @description Platform job number for the line. */
             itemNumber: number;
             /** @description Null on many lines (configured print jobs). */
             sku: string | null;
+            /** @description The product's name. */
             productName: string;
             /** @description Platform product identifier; cannot be matched back to a catalog entry. */
             productCode: string;
@@ -599,7 +631,9 @@ export interface components {
         };
         /** @description Identified by orderNumber plus shipmentNumber. A shipment that has shipped always has tracking: empty `trackingNumbers` with `shippedOn` null means not shipped yet; with `shippedOn` set it is a data fault to report. */
         Shipment: {
+            /** @description The order this shipment belongs to. */
             orderNumber: number;
+            /** @description The order's site. */
             siteId: number;
             /** @description Number within the order. */
             shipmentNumber: number;
@@ -646,13 +680,17 @@ export interface components {
         Product: {
             /** @description Granted site that owns the entry. */
             siteId: number;
+            /** @description `SLO_` (site-owned) or `SLS_` (shared to the site) plus 1 to 18 digits; treat as opaque. */
             productId: components["schemas"]["ProductId"];
             /** @description Null for POD. A STOCK product appears once per variant. Send back exactly as received, null included. */
             variantId: number | null;
             /** @description Null for POD. */
             sku: string | null;
+            /** @description The product's name. */
             name: string;
+            /** @description The product's description, or `null`. */
             description: string | null;
+            /** @description `STOCK` (warehoused inventory) or `POD` (print on demand, quoted per order). */
             serviceType: components["schemas"]["ServiceType"];
             /** @description Stock on hand; null when `inventoryTracked` is false (unknown, not zero) and always for POD. Earlier releases reported 0 for untracked products. */
             availableInventory: number | null;
@@ -662,6 +700,7 @@ export interface components {
             minQuantity: number | null;
             /** @description Null means no maximum. */
             maxQuantity: number | null;
+            /** @description Whether the product ships. */
             shippable: boolean;
             /**
              * @description Per-unit weight as a decimal string; null for POD.
@@ -676,11 +715,17 @@ export interface components {
         };
         /** @description A variant of a product; same types and meanings as on Product. */
         ProductVariant: {
+            /** @description The variant id, `null` for print on demand; send it back exactly as received. */
             variantId: number | null;
+            /** @description The variant's SKU; `null` for print on demand. */
             sku: string | null;
+            /** @description Stock on hand; `null` when `inventoryTracked` is false (unknown, not zero). */
             availableInventory: number | null;
+            /** @description Whether `availableInventory` means anything. */
             inventoryTracked: boolean;
+            /** @description Smallest quantity that can be ordered; `null` means no minimum. */
             minQuantity: number | null;
+            /** @description Largest quantity that can be ordered; `null` means no maximum. */
             maxQuantity: number | null;
             /**
              * @description Per-unit weight as a decimal string; null for POD.
@@ -689,11 +734,17 @@ export interface components {
             weight: string | null;
         };
         ProductDetail: {
+            /** @description `SLO_` or `SLS_` plus 1 to 18 digits; treat as opaque. */
             productId: components["schemas"]["ProductId"];
+            /** @description The granted site that owns the product. */
             siteId: number;
+            /** @description The product's name. */
             name: string;
+            /** @description The product's description, or `null`. */
             description: string | null;
+            /** @description `STOCK` or `POD`. */
             serviceType: components["schemas"]["ServiceType"];
+            /** @description Whether the product ships. */
             shippable: boolean;
             /**
              * Format: date-time
@@ -706,7 +757,9 @@ export interface components {
             quantity: number;
         };
         Quote: {
+            /** @description The product quoted. */
             productId: components["schemas"]["ProductId"];
+            /** @description The quantity quoted. */
             quantity: number;
             /**
              * @description Site price after site markup and offering discount; never an individual customer's negotiated discount.
@@ -717,7 +770,9 @@ export interface components {
             createdOn: string;
         };
         Site: {
+            /** @description The site's id. */
             siteId: number;
+            /** @description The site's name. */
             name: string;
             /** @description Null when no home url is on file. */
             homeUrl: string | null;
@@ -725,11 +780,16 @@ export interface components {
             live: boolean;
         };
         Principal: {
+            /** @description The partner this credential belongs to; compare it when rotating credentials. */
             partnerId: string;
+            /** @description The partner's name. */
             partnerName: string;
             /** @description Authoritative; never empty for a valid credential. */
             grantedSiteIds: number[];
-            /** @enum {string} */
+            /**
+             * @description `COGNITO_M2M` (bearer token), `MTLS` (client certificate) or `COGNITO_USER` (interactive sign-in).
+             * @enum {string}
+             */
             authMethod: "COGNITO_M2M" | "MTLS" | "COGNITO_USER";
             /** @description Effective scopes; empty for mutual-TLS credentials. */
             scopes: string[];
