@@ -10,7 +10,9 @@ export function storable<T>(value: T): Record<string, unknown> {
   // Rows as the client decodes them (JSON's own values and Decimal) are copied in one walk; any
   // other value (a Date, a toJSON of its own, a key JSON.parse would treat apart) takes the round trip.
   const copied = copy(value);
-  return (copied === EXOTIC ? roundTrip(value) : copied) as Record<string, unknown>;
+  // Undefined on its own is no JSON at all: the round trip throws for it, as it always did.
+  const done = copied !== EXOTIC && copied !== undefined;
+  return (done ? copied : roundTrip(value)) as Record<string, unknown>;
 }
 
 /** What a JSON round trip makes of `value`, money as its exact decimal text. */
@@ -49,6 +51,7 @@ function copy(value: unknown): unknown {
       if (value === null) return null;
       if (value instanceof Decimal) return value.toFixed();
       if (Array.isArray(value)) {
+        if (Object.getPrototypeOf(value) !== Array.prototype || "toJSON" in value) return EXOTIC;
         const out: unknown[] = new Array(value.length);
         for (let i = 0; i < value.length; i++) {
           const element = copy(value[i]);

@@ -82,6 +82,9 @@ describe("storable: the one walk gives what a JSON round trip gives", () => {
     ["a class instance", { a: new Tagged(), b: new Map([["k", 1]]) }],
     ["a Date in a list", { a: [new Date("2026-03-01T12:00:00.000Z"), new Decimal("1e-7")] }],
     ["integer-like keys", { b: 1, 2: "two", a: 3, 1: "one" }],
+    ["a list with a toJSON of its own", { a: Object.assign([1, 2], { toJSON: () => "made" }) }],
+    ["a list of another class", { a: new (class Listed extends Array {})() }],
+    ["a holed list", { a: Object.assign(new Array(3), { 0: 1, 2: 3 }) }],
     ["deep rows", { items: [{ lineTotal: new Decimal("10.00"), tags: [[null, true, "x"]] }] }],
   ];
   it.each(cases)("%s", (_name, value) => {
@@ -103,6 +106,10 @@ describe("storable: the one walk gives what a JSON round trip gives", () => {
 
   it("refuses a bigint as JSON does, rather than storing something else", () => {
     expect(() => storable({ a: 1n })).toThrow(TypeError);
+  });
+
+  it("refuses undefined on its own as the round trip does, rather than giving undefined", () => {
+    expect(() => storable(undefined)).toThrow(SyntaxError);
   });
 });
 
