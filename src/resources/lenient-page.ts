@@ -5,7 +5,7 @@ import { type DecodedRows, decodeRows } from "../core/money";
 import type { RequestOptions } from "../core/options";
 import { Paginated } from "../core/pagination";
 import { httpOf } from "../internal/http-access";
-import { readPage, withCursor } from "./list";
+import { lazyResponse, readPage, withCursor } from "./list";
 import { listOperation, type OrderListParams } from "./orders";
 
 /** A row of a list page left out because one of its decimal fields did not decode. */
@@ -60,10 +60,7 @@ export async function listOrdersPage(
       path: error.path,
       reason: error.reason,
     }));
-    return {
-      ...readPage<Order>(list.operationId, decoded?.body, "orders"),
-      response: answer.response,
-    };
+    return lazyResponse(readPage<Order>(list.operationId, decoded?.body, "orders"), answer);
   }, params.cursor);
   return { data: page.data, nextCursor: page.nextCursor, rejected };
 }

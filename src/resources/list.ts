@@ -35,8 +35,23 @@ export async function fetchPage<T>(
   key: string,
   options: CallOptions | undefined,
 ): Promise<PageData<T> & { body: Record<string, unknown> }> {
-  const { data, response } = await http.call(operation, options).withResponse();
-  return { ...readPage<T>(operation.operationId, data, key), response };
+  const answer = await http.call(operation, options).withResponse();
+  return lazyResponse(readPage<T>(operation.operationId, answer.data, key), answer);
+}
+
+/**
+ * `page` with the answer's `response` as a getter: the web `Response` is built only when a caller
+ * asks for it (`withResponse()`), so walking a list builds none (one per page costs more CPU than
+ * the page's own request).
+ */
+export function lazyResponse<P extends object>(
+  page: P,
+  answer: { readonly response: Response },
+): P & { readonly response: Response } {
+  return Object.defineProperty(page, "response", {
+    get: () => answer.response,
+    enumerable: true,
+  }) as P & { readonly response: Response };
 }
 
 /** A list body's rows (`key`) and next cursor; a body without the array is refused. */

@@ -1,6 +1,7 @@
 import type { Change, MirrorStore, PageWrite } from "../types";
+import { JsonTexts } from "./json-texts";
 import { externalIdsMoved, externalIdsOf, typedColumns } from "./order-columns";
-import { changePayload, type OrderRow, rowToOrder, snapshotCandidate } from "./rows";
+import { type OrderRow, rowToOrder, snapshotCandidate } from "./rows";
 import { STREAM } from "./schema";
 import type { Database, Statement, Transaction } from "./sqlite-schema";
 
@@ -64,13 +65,15 @@ class PageWriter {
       }
       const { next } = decided;
       const [status, updatedOn, total, partnerOrderId] = typedColumns(next);
+      // The row's objects serialised once, their text reused by the payloads that carry them.
+      const json = new JsonTexts();
       // SQLite keeps booleans as 0/1; each value bound as it is, with no row array between.
       this.#upsert.run(
         next.orderNumber,
         next.siteId,
-        JSON.stringify(next.order),
-        next.items === null ? null : JSON.stringify(next.items),
-        next.shipments === null ? null : JSON.stringify(next.shipments),
+        json.of(next.order),
+        json.list(next.items),
+        json.list(next.shipments),
         next.closed ? 1 : 0,
         next.unresolvable ? 1 : 0,
         next.nextPollAt,
@@ -94,7 +97,7 @@ class PageWriter {
           change.siteId,
           change.observedAt,
           change.cause,
-          JSON.stringify(changePayload(change)),
+          json.payload(change),
           snapshot ? 1 : 0,
         );
         changes.push({ ...change, id: Number(lastInsertRowid), snapshot } as Change);

@@ -48,6 +48,71 @@ describe("storable: what the store keeps", () => {
   });
 });
 
+describe("storable: the one walk gives what a JSON round trip gives", () => {
+  /** The round trip storable stands for: JSON, money as its exact decimal text. */
+  const roundTrip = (value: unknown) =>
+    JSON.parse(
+      JSON.stringify(value, function (this: Record<string, unknown>, key: string, json: unknown) {
+        const raw = this[key];
+        return raw instanceof Decimal ? raw.toFixed() : json;
+      }),
+    );
+
+  class Tagged {
+    kind = "tagged";
+    get hidden() {
+      return "not an own field";
+    }
+  }
+  const cases: [string, unknown][] = [
+    ["numbers JSON cannot hold", { a: Number.NaN, b: [Number.POSITIVE_INFINITY, -0], c: 1.5 }],
+    [
+      "undefined, functions and symbols",
+      { a: undefined, b: () => 1, c: Symbol("s"), d: [undefined, () => 1, Symbol("t")] },
+    ],
+    ["a null-prototype object", Object.assign(Object.create(null), { a: 1, b: { c: "d" } })],
+    [
+      "a __proto__ field as JSON.parse makes it",
+      JSON.parse('{"__proto__": {"polluted": true}, "a": 1}'),
+    ],
+    [
+      "a toJSON of its own",
+      { a: { toJSON: () => ({ made: "by toJSON" }) }, b: new Decimal("2.50") },
+    ],
+    ["a class instance", { a: new Tagged(), b: new Map([["k", 1]]) }],
+    ["a Date in a list", { a: [new Date("2026-03-01T12:00:00.000Z"), new Decimal("1e-7")] }],
+    ["integer-like keys", { b: 1, 2: "two", a: 3, 1: "one" }],
+    ["a list with a toJSON of its own", { a: Object.assign([1, 2], { toJSON: () => "made" }) }],
+    ["a list of another class", { a: new (class Listed extends Array {})() }],
+    ["a holed list", { a: Object.assign(new Array(3), { 0: 1, 2: 3 }) }],
+    ["deep rows", { items: [{ lineTotal: new Decimal("10.00"), tags: [[null, true, "x"]] }] }],
+  ];
+  it.each(cases)("%s", (_name, value) => {
+    const row = storable(value);
+    expect(row).toStrictEqual(roundTrip(value));
+    expect(JSON.stringify(row)).toBe(JSON.stringify(roundTrip(value)));
+    expect(Object.getPrototypeOf({ ...row })).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("gives a copy: changing the stored row leaves the client's row alone", () => {
+    const client = { orderNumber: 1, totals: { order: new Decimal("3.10") }, tags: ["a"] };
+    const row = storable(client) as { totals: Record<string, unknown>; tags: string[] };
+    row.totals.order = "changed";
+    row.tags.push("b");
+    expect(client.totals.order).toBeInstanceOf(Decimal);
+    expect(client.tags).toEqual(["a"]);
+  });
+
+  it("refuses a bigint as JSON does, rather than storing something else", () => {
+    expect(() => storable({ a: 1n })).toThrow(TypeError);
+  });
+
+  it("refuses undefined on its own as the round trip does, rather than giving undefined", () => {
+    expect(() => storable(undefined)).toThrow(SyntaxError);
+  });
+});
+
 describe("reviveOrder: a stored order as the client gives it", () => {
   it("makes each of the four totals a Decimal of the exact stored text, null staying null", () => {
     const row = {
