@@ -25,6 +25,7 @@ import {
   tokenRequestsForColdBurst,
 } from "./goals";
 import { MODES, runLatency, SCENARIOS } from "./latency";
+import { runPaired } from "./paired";
 import { median, ratio, spread, time, withNotes } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -32,6 +33,7 @@ const CREDENTIALS = { clientId: "sandbox-client", clientSecret: "sandbox-secret"
 const BASELINE = "fetch + JSON.parse";
 const SDK = "partner-orders";
 const OTEL = "partner-orders + otel api";
+const CONTROL = "partner-orders, a second client";
 
 const startedAt = performance.now();
 const progress = (line: string) =>
@@ -78,10 +80,15 @@ try {
     handWritten(server.url, token),
     openapiFetch(server.url, token),
     sdk(server.url, CREDENTIALS),
+  ];
+  // The SDK with and without the API, and a second plain client as a control of the method.
+  const otelContenders = [
+    sdk(server.url, CREDENTIALS),
     sdk(server.url, CREDENTIALS, undefined, true),
+    { ...sdk(server.url, CREDENTIALS), name: CONTROL },
   ];
   // The SDK's token is fetched here, before any timing.
-  for (const c of contenders) {
+  for (const c of [...contenders, ...otelContenders]) {
     await c.getOrder(server.firstOrderNumber);
     const count = await c.iterate();
     if (count !== server.orders) throw new Error(`${c.name} iterated ${count} orders`);
@@ -89,6 +96,16 @@ try {
   progress(`contenders agree on ${server.orders} orders; ${ROUNDS} rounds each, order rotated`);
 
   const latency = await runLatency(contenders, server.firstOrderNumber, ROUNDS, progress);
+
+  const otel = {
+    order: await runPaired(otelContenders, "order", server.firstOrderNumber, ROUNDS),
+    page: await runPaired(otelContenders, "page", server.firstOrderNumber, ROUNDS),
+  };
+  for (const [scenario, r] of Object.entries(otel)) {
+    progress(
+      `otel api, no provider, ${scenario}: ${ROUNDS} rounds x ${r.cycles} cycles, with / without ${spread(r.latencyRatio[OTEL] ?? [], ratio)}, control ${spread(r.latencyRatio[CONTROL] ?? [], ratio)}`,
+    );
+  }
 
   const firstSync = await firstSyncCpu(server.url, CREDENTIALS, token);
   progress(
@@ -120,6 +137,7 @@ try {
 
   report = render({
     latency,
+    otel,
     firstSync,
     burst,
     polls,
@@ -145,6 +163,7 @@ progress("wrote bench/results.md");
 
 function render(r: {
   latency: Awaited<ReturnType<typeof runLatency>>;
+  otel: Record<"order" | "page", Awaited<ReturnType<typeof runPaired>>>;
   firstSync: Awaited<ReturnType<typeof firstSyncCpu>>;
   burst: Awaited<ReturnType<typeof tokenRequestsForColdBurst>>;
   polls: Awaited<ReturnType<typeof pollsForSubmission>>;
@@ -190,23 +209,15 @@ function render(r: {
     ratio(pageRatio),
     pageRatio <= 0.8,
   );
-  // The cost of @opentelemetry/api with no provider: the SDK with it over the SDK without, per round.
-  const otelRatio = (scenario: "order" | "page") => {
-    const without = r.latency[scenario].sequential[SDK] ?? [];
-    return median(
-      (r.latency[scenario].sequential[OTEL] ?? []).map(
-        (round, i) => round.latencyUs / ((without[i]?.latencyUs ?? Number.NaN) || Number.NaN),
-      ),
-    );
-  };
+  // The cost of @opentelemetry/api with no provider, interleaved with the SDK without it (paired.ts).
   for (const [scenario, label] of [
     ["order", "one order"],
     ["page", "200-order page"],
   ] as const) {
-    const measured = otelRatio(scenario);
+    const measured = median(r.otel[scenario].latencyRatio[OTEL] ?? []);
     goal(
-      `${label} with @opentelemetry/api installed, no provider: SDK with it / without <= 1.03 (sequential, median of rounds)`,
-      ratio(measured),
+      `${label} with @opentelemetry/api installed, no provider: SDK with it / without <= 1.03 (interleaved call by call, median of rounds)`,
+      `${spread(r.otel[scenario].latencyRatio[OTEL] ?? [], ratio)}; control ${spread(r.otel[scenario].latencyRatio[CONTROL] ?? [], ratio)}`,
       measured <= 1.03,
     );
   }
@@ -260,6 +271,38 @@ function render(r: {
     }
     out.push("");
   }
+
+  out.push("## @opentelemetry/api installed, no provider registered", "");
+  out.push(
+    `The SDK with \`telemetry: false\` (first), with the API loaded and no provider, and a second \`telemetry: false\` client as a control of the method: one call each per cycle, every order of the three in turn, sequential (bench/paired.ts). Ratios per round to the first client: the median over the cycles of each call's latency (CPU) over the first client's call in the same cycle; "CPU means" is the ratio of the mean CPU per call, garbage collection included. Then median (min-max) over ${ROUNDS} rounds. The control's spread is what the method cannot tell apart.`,
+    "",
+    "| scenario | client | latency | CPU / call | latency ratio | CPU ratio | CPU means ratio |",
+    "|---|---|---|---|---|---|---|",
+  );
+  for (const [scenario, label] of [
+    ["order", "one order"],
+    ["page", "200-order page"],
+  ] as const) {
+    const p = r.otel[scenario];
+    for (const [name, rounds] of Object.entries(p.rounds)) {
+      const of = (field: Record<string, number[]>) =>
+        name === SDK ? "1.00x" : spread(field[name] ?? [], ratio);
+      out.push(
+        `| ${label}, ${p.cycles} cycles | ${name} | ${spread(
+          rounds.map((x) => x.latencyUs),
+          time,
+        )} | ${spread(
+          rounds.map((x) => x.cpuUs),
+          time,
+        )} | ${of(p.latencyRatio)} | ${of(p.cpuRatio)} | ${of(p.cpuMeanRatio)} |`,
+      );
+    }
+  }
+  out.push(
+    "",
+    `Load average (1 min) around these rounds: one order ${r.otel.order.load.map((l) => l.toFixed(1)).join(" -> ")}, a page ${r.otel.page.load.map((l) => l.toFixed(1)).join(" -> ")}.`,
+    "",
+  );
 
   out.push("## Memory: 200,000 orders through an async generator", "");
   out.push(

@@ -6,7 +6,8 @@
 /** Where a client's traces and metrics go, when `@opentelemetry/api` is installed. */
 export interface TelemetryOptions {
   /**
-   * An OpenTelemetry `TracerProvider` for this client's spans.
+   * An OpenTelemetry `TracerProvider` for this client's spans. The global one is looked up at each
+   * call: one registered after the client was made is used from the next call on.
    * @default the global one (`trace.getTracerProvider()`), as registered by the OpenTelemetry SDK
    */
   tracerProvider?: {

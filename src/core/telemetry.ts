@@ -15,6 +15,7 @@ import {
   type Meter,
   type MeterProvider,
   metrics,
+  ProxyTracerProvider,
   propagation,
   type Span,
   SpanKind,
@@ -30,7 +31,7 @@ import {
   APIUserAbortError,
   PartnerOrdersError,
 } from "./errors";
-import type { AttemptObserver, HttpHooks, TelemetrySetup } from "./http/hooks";
+import type { AttemptObserver, HttpHooks, Outgoing, TelemetrySetup } from "./http/hooks";
 import { sdkVersion } from "./user-agent";
 
 /** The instrumentation scope of every span and instrument. */
@@ -41,6 +42,9 @@ const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 
 
 /** Query parameters whose values are blanked in `url.full` (as the conventions ask for signatures). */
 const secretQuery = /token|secret|sig|key|password|auth|credential|code/i;
+
+/** The API's no-op provider: what a ProxyTracerProvider delegates to until an SDK registers one. */
+const noopProvider = new ProxyTracerProvider().getDelegate();
 
 /**
  * `error.type` of a failure: the problem's `code` (else the status) for an answer, `timeout`,
@@ -75,8 +79,27 @@ export function safeUrl(url: string): string {
 /** The instrumentation of one client (and the clients `withOptions()` makes from it). */
 export function httpHooks(setup: TelemetrySetup): HttpHooks {
   const { options, clock, baseUrl, budget } = setup;
-  const tracerProvider = (options.tracerProvider as TracerProvider | undefined) ?? trace;
-  const tracer: Tracer = tracerProvider.getTracer(scopeName, sdkVersion);
+  const given = options.tracerProvider as TracerProvider | undefined;
+  // Looked up per call: the SDK may register the global provider after the client was made.
+  const delegate = (): TracerProvider => {
+    const provider = given ?? trace.getTracerProvider();
+    return provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider;
+  };
+  let tracerOf = delegate();
+  // Asked once here: a provider that throws for its tracer costs the traces (telemetry-load.ts).
+  let tracer: Tracer = tracerOf.getTracer(scopeName, sdkVersion);
+  const currentTracer = (): Tracer => {
+    const provider = delegate();
+    if (provider !== tracerOf) {
+      tracerOf = provider;
+      try {
+        tracer = provider.getTracer(scopeName, sdkVersion);
+      } catch {
+        tracer = noopProvider.getTracer(scopeName, sdkVersion);
+      }
+    }
+    return tracer;
+  };
   const meter: Meter = (
     (options.meterProvider as MeterProvider | undefined) ?? metrics.getMeterProvider()
   ).getMeter(scopeName, sdkVersion);
@@ -98,8 +121,15 @@ export function httpHooks(setup: TelemetrySetup): HttpHooks {
   });
   if (metered && budget) observeBudget(meter, budget, server);
 
-  /** Nothing to record, no trace to carry on, nothing to measure: the work runs as untraced. */
-  const idle = (span: Span) =>
+  /** No meter, the no-op tracer and no valid span context active: a call now runs untraced. */
+  const idle = (): boolean => {
+    if (metered || delegate() !== noopProvider) return false;
+    const span = trace.getSpan(context.active());
+    return span === undefined || !isSpanContextValid(span.spanContext());
+  };
+
+  /** `span` records nothing and carries no trace: a provider given may hand out no-op tracers. */
+  const quiet = (span: Span) =>
     !metered && !span.isRecording() && !isSpanContextValid(span.spanContext());
 
   /** Ends `span` with `type` as its error, or as a success. */
@@ -117,8 +147,8 @@ export function httpHooks(setup: TelemetrySetup): HttpHooks {
     return async (n, request, seen, send) => {
       const method = request.method;
       const started = clock.monotonic();
-      const span = tracer.startSpan(method, { kind: SpanKind.CLIENT }, parent);
-      if (idle(span)) return send();
+      const span = currentTracer().startSpan(method, { kind: SpanKind.CLIENT }, parent);
+      if (quiet(span)) return send();
       if (span.isRecording()) {
         span.setAttributes({
           "http.request.method": method,
@@ -155,18 +185,15 @@ export function httpHooks(setup: TelemetrySetup): HttpHooks {
     };
   };
 
-  /**
-   * Runs `run` under a new span `name`, a child of the active span; `run` gets its context. With
-   * nothing to record (no provider) and no trace to carry on, `run` runs as it would untraced.
-   */
+  /** Runs `run` under a new span `name`, a child of the active span; `run` gets its context. */
   const within = async <T>(
     name: string,
     attributes: Attributes | undefined,
     run: (active: Context, span: Span) => Promise<T>,
   ): Promise<T> => {
     const parent = context.active();
-    const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent);
-    if (idle(span)) return run(parent, span);
+    const span = currentTracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent);
+    if (quiet(span)) return run(parent, span);
     const active = trace.setSpan(parent, span);
     let type: string | undefined;
     try {
@@ -179,25 +206,33 @@ export function httpHooks(setup: TelemetrySetup): HttpHooks {
     }
   };
 
+  /** The call under its span, with the token mints counted. */
+  const traced = async <T>(
+    request: Outgoing,
+    run: (attempt: AttemptObserver | undefined) => Promise<T>,
+  ): Promise<T> => {
+    const token = request.operation === "createToken";
+    try {
+      const result = await within(
+        `partner-orders ${request.operation ?? request.method}`,
+        undefined,
+        (active) => run(attempts(active)),
+      );
+      if (token && metered) mints.add(1, server);
+      return result;
+    } catch (error) {
+      if (token && metered) mints.add(1, { ...server, "error.type": errorType(error) });
+      throw error;
+    }
+  };
+
   return {
     meter,
     metered,
-    async request(request, run) {
-      const token = request.operation === "createToken";
-      try {
-        const result = await within(
-          `partner-orders ${request.operation ?? request.method}`,
-          undefined,
-          (active) => run(attempts(active)),
-        );
-        if (token && metered) mints.add(1, server);
-        return result;
-      } catch (error) {
-        if (token && metered) mints.add(1, { ...server, "error.type": errorType(error) });
-        throw error;
-      }
-    },
+    idle,
+    request: (request, run) => (idle() ? run(undefined) : traced(request, run)),
     wait(name, options, run) {
+      if (idle()) return run(options);
       return within(`partner-orders ${name}`, undefined, (_, span) =>
         run({
           ...options,
@@ -212,6 +247,7 @@ export function httpHooks(setup: TelemetrySetup): HttpHooks {
       );
     },
     span(name, attributes, run, after) {
+      if (idle()) return run();
       return within(`partner-orders ${name}`, attributes, async (_, span) => {
         const result = await run();
         if (after && span.isRecording()) span.setAttributes(after(result));

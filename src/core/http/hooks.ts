@@ -42,10 +42,18 @@ export interface TelemetrySetup {
 
 /** The instrumentation of one client: each call, each of its attempts, each submission wait. */
 export interface HttpHooks {
-  /** Runs `run` (the call's retry loop) under the call's span; `run` reports each attempt to `attempt`. */
+  /**
+   * True when a call now would record nothing and carry no trace (no provider, no meter, no valid
+   * span context active): the caller then runs it untraced, at no cost.
+   */
+  idle(): boolean;
+  /**
+   * Runs `run` (the call's retry loop) under the call's span; `run` reports each attempt to
+   * `attempt`, which is undefined when the call is {@link HttpHooks.idle}.
+   */
   request<T>(
     request: Outgoing,
-    run: (attempt: AttemptObserver) => Promise<WithResponse<T>>,
+    run: (attempt: AttemptObserver | undefined) => Promise<WithResponse<T>>,
   ): Promise<WithResponse<T>>;
   /**
    * Runs a submission wait under its span: `run` gets `options` with an `onPoll` that adds an event

@@ -146,7 +146,9 @@ export class Http {
     // Only until the @opentelemetry/api look-up ends: then no promise more than untraced.
     if (slot?.ready) return slot.ready.then(() => this.request(request, options));
     const hooks = slot?.hooks;
-    if (hooks) return hooks.request(request, (observe) => this.#request(request, options, observe));
+    if (hooks && !hooks.idle()) {
+      return hooks.request(request, (observe) => this.#request(request, options, observe));
+    }
     return this.#request(request, options, undefined);
   }
 
