@@ -128,7 +128,6 @@ export class PollPolicy {
    * past was never watched), as are changes of kinds no webhook announces.
    */
   async found(changes: Change[]): Promise<void> {
-    if (changes.length === 0) return;
     const now = this.#s.clock.now();
     // A newly seen or restored order's past was never watched.
     if (changes.some((c) => c.type === "order.added" || c.type === "order.restored")) return;
