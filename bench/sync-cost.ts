@@ -95,9 +95,13 @@ export function delays(world: WorldChange[], changes: Change[]) {
   return { announced: percentiles(announced), other: percentiles(other), missed };
 }
 
-/** The day's floor: the list pages of a sweep, 96 sweeps, and 2 reads per order that changed. */
-export function floorOf(listPagesPerSweep: number, world: WorldChange[]): number {
-  return listPagesPerSweep * 96 + 2 * new Set(world.map((w) => w.orderNumber)).size;
+/**
+ * The floor of `days`: the list pages of each sweep (one entry per sweep interval, 96 a day: the
+ * orders the list showed then, 200 a page), and 2 reads (items, shipments) per order that changed.
+ */
+export function floorOf(sweepPages: number[], world: WorldChange[]): number {
+  const pages = sweepPages.reduce((sum, n) => sum + n, 0);
+  return pages + 2 * new Set(world.map((w) => w.orderNumber)).size;
 }
 
 const s = (ms: number) => (Number.isFinite(ms) ? `${Math.round(ms / 1000)} s` : "n/a");

@@ -44,7 +44,8 @@ export interface OrderMirrorOptions {
   openOrderIntervalMs?: number;
   /**
    * The longest an open order waits between polls while webhooks are healthy (`pollPolicy:
-   * "adaptive"`): quiet orders are polled less often, up to this; at least `openOrderIntervalMs`.
+   * "adaptive"`): each open order is polled this long after its last read of items and shipments,
+   * the longest a delivery, quantity or tracking update waits; at least `openOrderIntervalMs`.
    * @default 3600000 (1 h), or `openOrderIntervalMs` when that is longer
    */
   maxOpenOrderIntervalMs?: number;

@@ -16,18 +16,13 @@ import {
   withEvent,
 } from "./webhook-health";
 
-type Row = Record<string, unknown>;
-
-/** What one read of an order left, for choosing its next poll. */
+/**
+ * A read of an order's items and shipments (a poll, a sweep that saw it change, `refresh()`,
+ * `resync()`): it stands for a poll, so the order's next poll counts from it.
+ */
 export interface OrderActivity {
   /** The order's number. */
   orderNumber: number;
-  /** The order as stored after the read. */
-  order: Row;
-  /** Its shipments as stored after the read (null when never read). */
-  shipments: Row[] | null;
-  /** True when the read recorded a change of any kind. */
-  changed: boolean;
   /** When the read happened (the clock's time); the next poll counts from it. Default: now. */
   at?: number;
 }
@@ -44,19 +39,15 @@ export interface PollPolicySettings {
 
 /** An announcement matches a change found within this many open-order intervals of it. */
 const ANNOUNCEMENT_INTERVALS = 2;
-/** Orders remembered as changed lately, in this process; the oldest are forgotten beyond this. */
+/** Orders whose announcements are remembered, in this process; the oldest are forgotten beyond this. */
 const REMEMBERED = 50_000;
 /** Claims everything due within the longest interval in one statement (a bulk reschedule). */
 const EVERY_ORDER = 2_147_483_647;
-/** Dates on the order and on its shipments that say when it last moved. */
-const ORDER_DATES = ["placedOn", "updatedOn", "shippedOn"];
-const SHIPMENT_DATES = ["shippedOn", "deliveredOn"];
-
 /**
- * Chooses when each open order is next polled. While webhooks are healthy, an order is polled again
- * after as long as it has been quiet (so 5, 10, 20, 40 min... after a change), between
- * `openOrderIntervalMs` and `maxOpenOrderIntervalMs`; otherwise every `openOrderIntervalMs`. Health
- * lives in the store's checkpoints, so it survives restarts and every process on a store shares it.
+ * Chooses when each open order is next polled. While webhooks are healthy, `maxOpenOrderIntervalMs`
+ * after its last read of items and shipments (spread over that interval once, when a healthy spell
+ * begins); otherwise every `openOrderIntervalMs`. Health lives in the store's checkpoints, so it
+ * survives restarts and every process on a store shares it.
  */
 export class PollPolicy {
   readonly #s: PollPolicySettings;
@@ -65,8 +56,8 @@ export class PollPolicy {
   #health: WebhookHealth | undefined;
   /** Announceable kinds webhooks named lately, per order, with when: a poll finding one is fine. */
   readonly #announced = new Map<number, Map<AnnouncedKind, number>>();
-  /** When this process last saw each order change (what the service's dates do not show). */
-  readonly #changedAt = new Map<number, number>();
+  /** When this process found webhooks healthy after they were not (or first): polls spread from it. */
+  #healthySince: number | undefined;
   /** Deliveries not yet added to the stored record, and the write under way. */
   #pending = 0;
   #flush: Promise<void> | undefined;
@@ -126,7 +117,7 @@ export class PollPolicy {
       this.#forgetOld(this.#announced);
     }
     this.#events = withEvent(this.#events, now);
-    this.#health = this.#assess();
+    this.#settle(this.#assess());
     this.#pending++;
     await this.#writeEvents();
   }
@@ -137,14 +128,9 @@ export class PollPolicy {
    * past was never watched), as are changes of kinds no webhook announces.
    */
   async found(changes: Change[]): Promise<void> {
-    const first = changes[0];
-    if (!first) return;
     const now = this.#s.clock.now();
-    // A newly seen order's dates tell its age; the rest of its past was never watched.
+    // A newly seen or restored order's past was never watched.
     if (changes.some((c) => c.type === "order.added" || c.type === "order.restored")) return;
-    this.#changedAt.delete(first.orderNumber);
-    this.#changedAt.set(first.orderNumber, now);
-    this.#forgetOld(this.#changedAt);
     let unannounced: Change | undefined;
     for (const change of changes) {
       const kind = announceable(change);
@@ -165,22 +151,22 @@ export class PollPolicy {
   }
 
   /**
-   * When the order read now is next due. `fixed`, or webhooks not healthy: `openOrderIntervalMs`
-   * from now. Healthy: as long as the order has been quiet (since the latest of its own dates and
-   * the last change this process saw), between the two intervals; a read that found a change
-   * gives the short one.
+   * When the order whose items and shipments were read now is next due. `fixed`, or webhooks not
+   * healthy: `openOrderIntervalMs` from the read. Healthy: `maxOpenOrderIntervalMs` from the read,
+   * the longest a delivery, quantity or tracking update may wait; whether the read found a change
+   * does not matter, as webhooks announce what would follow it. In the first such interval of a
+   * healthy spell, orders polled together until then (after the first sync, after a tighten) are
+   * spread over it instead: each at its own point, never later than the longest interval.
    */
   nextPollAt(activity: OrderActivity): number {
     const { clock, openIntervalMs, maxIntervalMs } = this.#s;
     const now = activity.at ?? clock.now();
-    if (!this.#relaxed() || activity.changed) return now + openIntervalMs;
-    const quietSince = Math.max(
-      this.#changedAt.get(activity.orderNumber) ?? Number.NEGATIVE_INFINITY,
-      latestDate(activity.order, ORDER_DATES),
-      ...(activity.shipments ?? []).map((s) => latestDate(s, SHIPMENT_DATES)),
-    );
-    const quietFor = now - quietSince;
-    return now + Math.min(maxIntervalMs, Math.max(openIntervalMs, quietFor));
+    if (!this.#relaxed()) return now + openIntervalMs;
+    const latest = now + maxIntervalMs;
+    const since = this.#healthySince ?? now;
+    const spread = Math.floor(spreadOf(activity.orderNumber) * (maxIntervalMs - openIntervalMs));
+    const slot = since + openIntervalMs + spread;
+    return slot > now && slot < latest ? slot : latest;
   }
 
   #relaxed(): boolean {
@@ -195,10 +181,17 @@ export class PollPolicy {
     });
   }
 
+  /** Keeps `health` as this process's verdict, noting when a healthy spell begins. */
+  #settle(health: WebhookHealth): WebhookHealth {
+    if (health.state !== "healthy") this.#healthySince = undefined;
+    else this.#healthySince ??= this.#s.clock.now();
+    this.#health = health;
+    return health;
+  }
+
   async #reassess(): Promise<void> {
     const before = this.#health;
-    const health = this.#assess();
-    this.#health = health;
+    const health = this.#settle(this.#assess());
     // Orders may wait up to the longest interval only after a healthy spell (or, at start, one a
     // process before this one may have had).
     if (this.#s.mode !== "adaptive" || health.state !== "degraded") return;
@@ -275,13 +268,10 @@ function later(a: MissRecord | undefined, b: MissRecord | undefined): MissRecord
   return a.at >= b.at ? a : b;
 }
 
-/** The latest of `fields` on `row` as epoch ms; -Infinity when none is a date. */
-function latestDate(row: Row, fields: string[]): number {
-  let latest = Number.NEGATIVE_INFINITY;
-  for (const field of fields) {
-    const value = row[field];
-    const at = typeof value === "string" ? Date.parse(value) : Number.NaN;
-    if (at > latest) latest = at;
-  }
-  return latest;
+/**
+ * Where an order falls in an interval, in [0, 1): a multiplicative hash of its number, so orders
+ * polled together spread evenly, and every process puts one order at the same point.
+ */
+function spreadOf(orderNumber: number): number {
+  return (Math.imul(orderNumber | 0, 0x9e3779b1) >>> 0) / 2 ** 32;
 }

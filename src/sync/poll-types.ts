@@ -1,8 +1,8 @@
 /** The public types of open-order polling and webhook health (no imports: a leaf). */
 
 /**
- * How open orders are polled: `adaptive` follows webhook health (quiet orders polled less often
- * while webhooks announce every announceable change); `fixed` polls every open order every
+ * How open orders are polled: `adaptive` follows webhook health (open orders polled every
+ * `maxOpenOrderIntervalMs` while webhooks announce every announceable change); `fixed` polls every open order every
  * `openOrderIntervalMs`, whatever webhooks do.
  */
 export type PollPolicyName = "adaptive" | "fixed";
@@ -11,8 +11,9 @@ export type PollPolicyName = "adaptive" | "fixed";
 export interface WebhookHealth {
   /**
    * `unknown`: no webhook received yet (polling stays at `openOrderIntervalMs`); `healthy`: webhooks
-   * arrive and every announceable change found was announced (quiet open orders are polled less
-   * often, up to `maxOpenOrderIntervalMs`); `degraded`: see `reason` (back to `openOrderIntervalMs`).
+   * arrive and every announceable change found was announced (each open order is polled
+   * `maxOpenOrderIntervalMs` after its last read); `degraded`: see `reason` (back to
+   * `openOrderIntervalMs`).
    */
   state: "unknown" | "healthy" | "degraded";
   /**

@@ -1,7 +1,7 @@
 import { isProblem } from "../core/errors";
 import { PageBatch } from "./batch";
 import { ALL, type MirrorContext, type Parts } from "./context";
-import { decide, type Observation, type ReadOutcome, sameJson } from "./diff";
+import { decide, type Observation, sameJson } from "./diff";
 import { Failures } from "./failures";
 import { decodeFailure } from "./invalid";
 import type { Change, ChangeCause, MirrorStore } from "./types";
@@ -202,9 +202,9 @@ export class Reader {
       sweep,
       listed,
       // A read of part of an order (a webhook's) does not stand for a poll: the schedule stays.
-      nextPollAt: (closed, wasClosed, after) =>
+      nextPollAt: (closed, wasClosed) =>
         lines || !stored
-          ? this.#nextPoll(orderNumber, closed, wasClosed, after, readAt)
+          ? this.#nextPoll(orderNumber, closed, wasClosed, readAt)
           : stored.nextPollAt,
       ...(partnerOrderId === undefined ? {} : { partnerOrderId }),
     };
@@ -274,12 +274,11 @@ export class Reader {
     orderNumber: number,
     closed: boolean,
     wasClosed: boolean | undefined,
-    after: ReadOutcome,
     readAt: number,
   ): number | null {
     if (closed && wasClosed === true) return null;
     if (closed) return readAt + this.#ctx.openIntervalMs;
-    return this.#ctx.policy.nextPollAt({ orderNumber, ...after, at: readAt });
+    return this.#ctx.policy.nextPollAt({ orderNumber, at: readAt });
   }
 }
 

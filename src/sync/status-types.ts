@@ -88,8 +88,8 @@ export interface MirrorStatus {
   webhookHealth: WebhookHealth;
   /**
    * The longest an open order now waits between polls, in ms: `maxOpenOrderIntervalMs` while
-   * webhooks are healthy under `pollPolicy: "adaptive"` (each order by how long it has been quiet,
-   * from `openOrderIntervalMs` up), else `openOrderIntervalMs`.
+   * webhooks are healthy under `pollPolicy: "adaptive"` (counted from each order's last read of its
+   * items and shipments), else `openOrderIntervalMs`.
    */
   pollIntervalMs: number;
   /** The poll policy in use (`pollPolicy`). */

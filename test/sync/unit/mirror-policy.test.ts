@@ -78,7 +78,7 @@ describe("OrderMirror: polling follows webhook health", () => {
     });
   });
 
-  it("once webhooks arrive, a quiet order is polled less and less often, up to maxOpenOrderIntervalMs", async () => {
+  it("once webhooks arrive, open orders are spread over maxOpenOrderIntervalMs, then polled once in it", async () => {
     const h = harness({ maxOpenOrderIntervalMs: 30 * MIN });
     h.service.add(1, placedNow(h)).add(2);
     await h.mirror.sync();
@@ -92,11 +92,36 @@ describe("OrderMirror: polling follows webhook health", () => {
     let wait = 5 * MIN;
     for (let i = 0; i < 5; i++) {
       wait = (await passAfter(h, wait)) as number;
-      waits.push(wait / MIN);
+      waits.push(wait);
       // Webhooks keep coming (for another order): no silence.
       await h.mirror.handleEvent(event(2, "order.status_changed", `e${i + 2}`));
     }
-    expect(waits).toEqual([5, 10, 20, 30, 30]);
+    // The first poll after webhooks began lands within the interval (the spread); each after it
+    // comes the longest interval on.
+    expect(waits[0]).toBeGreaterThan(0);
+    expect(waits[0]).toBeLessThan(25 * MIN);
+    expect(waits.slice(1)).toEqual([30 * MIN, 30 * MIN, 30 * MIN, 30 * MIN]);
+  });
+
+  it("a read of items and shipments moves the next poll; a webhook's read of one part does not", async () => {
+    const h = harness();
+    h.service.add(1).add(2);
+    await h.mirror.sync();
+    await h.mirror.handleEvent(event(2));
+    // Past the spread of the healthy spell's first hour: each order an hour after its read.
+    let wait = (await passAfter(h, 5 * MIN)) as number;
+    wait = (await passAfter(h, wait)) as number;
+    expect(wait).toBe(HOUR);
+    const polledAt = h.clock.now();
+    // A webhook 10 min on reads the order's shipments only: the poll stays where it was.
+    h.clock.advance(10 * MIN);
+    await h.mirror.handleEvent(event(1, "shipment.shipped", "e9"));
+    expect((await h.real.get(1))?.nextPollAt).toBe(polledAt + HOUR);
+    // A sweep 20 min on sees the order's row changed and reads its items and shipments: that read
+    // is the order's poll, so the next one is an hour after it.
+    h.service.add(1, { projectName: "Renamed" });
+    expect(await passAfter(h, 10 * MIN)).toBe(HOUR);
+    expect(await h.mirror.get(1)).toMatchObject({ projectName: "Renamed" });
   });
 
   it("a status change the sweep finds with no webhook brings polling back to openOrderIntervalMs", async () => {
@@ -105,11 +130,13 @@ describe("OrderMirror: polling follows webhook health", () => {
     h.service.add(1, placed).add(2, placed);
     await h.mirror.sync();
     await h.mirror.handleEvent(event(2));
-    expect(await passAfter(h, 5 * MIN)).toBe(5 * MIN);
-    expect(await passAfter(h, 5 * MIN)).toBe(10 * MIN);
+    // Relaxed: the next poll is somewhere in the longest interval (the spread), past the short one.
+    const relaxed = (await passAfter(h, 5 * MIN)) as number;
+    expect(relaxed).toBeGreaterThan(5 * MIN);
+    expect(await passAfter(h, 5 * MIN)).toBe(relaxed - 5 * MIN);
     h.service.add(1, { ...placed, status: "Shipped" });
     expect(await passAfter(h, 15 * MIN)).toBe(5 * MIN);
-    // Order 2, relaxed to 10 min, is polled again now and then every 5 min.
+    // Order 2, relaxed, is polled again now and then every 5 min.
     expect(await passAfter(h, 0, 2)).toBe(5 * MIN);
     expect(await h.mirror.status()).toMatchObject({
       webhookHealth: {
@@ -127,7 +154,9 @@ describe("OrderMirror: polling follows webhook health", () => {
     await h.mirror.sync();
     h.service.add(1, { status: "Shipped" });
     await h.mirror.handleEvent(event(1));
-    expect(await passAfter(h, 5 * MIN)).toBe(5 * MIN);
+    const relaxed = (await passAfter(h, 5 * MIN)) as number;
+    expect(relaxed).toBeGreaterThan(5 * MIN);
+    expect(relaxed).toBeLessThan(HOUR);
     expect(await h.mirror.status()).toMatchObject({
       webhookHealth: { state: "healthy" },
       pollIntervalMs: HOUR, // maxOpenOrderIntervalMs's default

@@ -68,13 +68,18 @@ function found(type: string, orderNumber: number, cause: string, extra: object =
 const statusChanged = (n: number, cause = "poll") =>
   found("order.changed", n, cause, { fields: ["status"], previous: { status: "Open" } });
 
-/** The next poll of an order quiet since forever (no dates, never seen changing) minus now. */
-const quietWait = (
-  policy: PollPolicy,
-  clock: TestClock,
-  n = 1,
-  order: Record<string, unknown> = {},
-) => policy.nextPollAt({ orderNumber: n, order, shipments: [], changed: false }) - clock.now();
+/** The next poll of order `n` read now, minus now. */
+const waitOf = (policy: PollPolicy, clock: TestClock, n = 1) =>
+  policy.nextPollAt({ orderNumber: n }) - clock.now();
+
+/** A policy whose healthy spell began more than the longest interval ago: nothing left to spread. */
+async function settledHealthy(store: MirrorStore) {
+  const made = policyOn(store);
+  await made.policy.announce(7, "order.status_changed");
+  made.clock.wall += MAX;
+  await made.policy.announce(8, "order.status_changed");
+  return made;
+}
 
 describe("poll policy: webhook health decides the interval", () => {
   it("never relaxes without webhooks: every open order every openOrderIntervalMs", async () => {
@@ -82,51 +87,90 @@ describe("poll policy: webhook health decides the interval", () => {
     await policy.refresh();
     expect(policy.health.state).toBe("unknown");
     expect(policy.intervalMs).toBe(OPEN);
-    expect(quietWait(policy, clock)).toBe(OPEN);
+    expect(waitOf(policy, clock)).toBe(OPEN);
     // Changes found with no webhook ever received record nothing: there is no health to lose.
     await policy.found([statusChanged(1)]);
     expect(policy.health).toMatchObject({ state: "unknown", lastUnannounced: null });
   });
 
-  it("relaxes once webhooks arrive: a quiet order waits as long as it has been quiet, up to the longest interval", async () => {
-    const store = await storeWith();
-    const { policy, clock } = policyOn(store);
-    await policy.announce(7, "order.status_changed");
+  it("relaxes once webhooks arrive: every open order maxOpenOrderIntervalMs after its last read, whatever the read found", async () => {
+    const { policy, clock } = await settledHealthy(await storeWith());
     expect(policy.health.state).toBe("healthy");
     expect(policy.intervalMs).toBe(MAX);
-    expect(quietWait(policy, clock)).toBe(MAX);
-    const ago = (ms: number) => new Date(clock.now() - ms).toISOString();
-    expect(quietWait(policy, clock, 1, { placedOn: ago(20 * MIN) })).toBe(20 * MIN);
-    expect(quietWait(policy, clock, 1, { placedOn: ago(2 * MIN) })).toBe(OPEN);
-    expect(quietWait(policy, clock, 1, { placedOn: ago(9 * MIN), updatedOn: ago(90 * MIN) })).toBe(
-      9 * MIN,
+    for (const n of [1, 2, 99_999, 123_456_789]) expect(waitOf(policy, clock, n)).toBe(MAX);
+    // Counted from the read, not from when the next poll is chosen (its page written later).
+    expect(policy.nextPollAt({ orderNumber: 1, at: clock.now() - 3 * MIN })).toBe(
+      clock.now() - 3 * MIN + MAX,
     );
-    const shipped = { shippedOn: ago(30 * MIN), deliveredOn: ago(12 * MIN) };
-    const wait = policy.nextPollAt({
-      orderNumber: 1,
-      order: {},
-      shipments: [shipped],
-      changed: false,
-    });
-    expect(wait - clock.now()).toBe(12 * MIN);
-    // A read that found a change of any kind polls again soon.
-    expect(policy.nextPollAt({ orderNumber: 1, order: {}, shipments: [], changed: true })).toBe(
-      clock.now() + OPEN,
-    );
-  });
-
-  it("polls an order less and less often after it changed: 5, 10, 20, 40, 60, 60 min", async () => {
-    const { policy, clock } = policyOn(await storeWith());
-    await policy.announce(7, "shipment.shipped");
+    // A change found (of a kind no webhook announces) does not shorten it: each poll an hour on.
     await policy.found([found("shipment.delivered", 1, "poll")]);
     const waits: number[] = [];
-    let wait = OPEN;
-    for (let i = 0; i < 6; i++) {
-      clock.wall += wait;
-      wait = quietWait(policy, clock);
+    for (let i = 0; i < 4; i++) {
+      const wait = waitOf(policy, clock);
       waits.push(wait / MIN);
+      clock.wall += wait;
     }
-    expect(waits).toEqual([5, 10, 20, 40, 60, 60]);
+    expect(waits).toEqual([60, 60, 60, 60]);
+  });
+
+  it("spreads orders polled together over the first longest interval of a healthy spell, then an hour from each read", async () => {
+    const { policy, clock } = policyOn(await storeWith());
+    const start = clock.now();
+    await policy.announce(7, "order.status_changed");
+    // 1,100 orders read at once (after the first sync): their next polls fall evenly between the
+    // short and the longest interval, about 100 in each 5 minutes, never past the longest.
+    const orders = Array.from({ length: 1_100 }, (_, i) => 100_001 + i);
+    const next = new Map(orders.map((n) => [n, policy.nextPollAt({ orderNumber: n })]));
+    const buckets = new Array(11).fill(0);
+    for (const at of next.values()) {
+      expect(at).toBeGreaterThanOrEqual(start + OPEN);
+      expect(at).toBeLessThan(start + MAX);
+      buckets[Math.floor((at - start - OPEN) / (5 * MIN))]++;
+    }
+    for (const count of buckets) expect(count).toBeGreaterThan(70);
+    for (const count of buckets) expect(count).toBeLessThan(130);
+    // The same order, read again before its point in the spread, still goes there (the sweep read
+    // it): no later than it was; read at its point, it is polled an hour on.
+    const n = 100_001;
+    const point = next.get(n) as number;
+    clock.wall = start + 2 * MIN;
+    expect(policy.nextPollAt({ orderNumber: n })).toBe(point);
+    clock.wall = point;
+    expect(waitOf(policy, clock, n)).toBe(MAX);
+    // A read made before the spell began (its page written since) is never polled later than the
+    // longest interval after it, wherever its point falls.
+    for (const m of orders) {
+      const at = start - 3 * MIN;
+      const chosen = policy.nextPollAt({ orderNumber: m, at });
+      expect(chosen).toBeLessThanOrEqual(at + MAX);
+      expect(chosen).toBeGreaterThan(at);
+    }
+    // Another process (or a restart) puts each order at the same point.
+    const other = policyOn(await storeWith(), new TestClock()).policy;
+    await other.announce(7, "order.status_changed");
+    expect(other.nextPollAt({ orderNumber: n, at: start })).toBe(point);
+  });
+
+  it("spreads again after a spell of degraded health, from when webhooks were healthy again", async () => {
+    const { policy, clock } = await settledHealthy(await storeWith());
+    await policy.found([statusChanged(2)]);
+    expect(waitOf(policy, clock)).toBe(OPEN);
+    // A day without a change found unannounced, webhooks arriving: healthy again.
+    for (let h = 0; h < 24; h++) {
+      clock.wall += 60 * MIN;
+      await policy.announce(100 + h, "order.status_changed");
+    }
+    expect(policy.health.state).toBe("healthy");
+    const again = clock.now();
+    const waits = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => waitOf(policy, clock, n));
+    for (const wait of waits) {
+      expect(wait).toBeGreaterThanOrEqual(OPEN);
+      expect(wait).toBeLessThan(MAX);
+    }
+    expect(new Set(waits).size).toBe(waits.length);
+    // Past the first interval of the spell: an hour from each read.
+    clock.wall = again + MAX;
+    expect(waitOf(policy, clock, 3)).toBe(MAX);
   });
 
   it("tightens on an announceable change a poll found unannounced: every open order due now, then the short interval", async () => {
@@ -145,7 +189,7 @@ describe("poll policy: webhook health decides the interval", () => {
       },
     });
     expect(policy.intervalMs).toBe(OPEN);
-    expect(quietWait(policy, clock)).toBe(OPEN);
+    expect(waitOf(policy, clock)).toBe(OPEN);
     // Orders relaxed to 50 min from now are due now.
     expect(await store.dueStats(clock.now())).toMatchObject({ due: 3 });
     // Another process on the store believes it too, and a restarted one.
@@ -243,7 +287,7 @@ describe("poll policy: webhook health decides the interval", () => {
     clock.wall += 2 * MIN;
     await policy.refresh();
     expect(policy.health).toMatchObject({ state: "degraded", reason: "silence" });
-    expect(quietWait(policy, clock)).toBe(OPEN);
+    expect(waitOf(policy, clock)).toBe(OPEN);
     expect(await store.dueStats(clock.now())).toMatchObject({ due: 2 });
     await policy.announce(20, "shipment.shipped");
     expect(policy.health.state).toBe("healthy");
@@ -270,7 +314,7 @@ describe("poll policy: webhook health decides the interval", () => {
     await policy.announce(7, "order.status_changed");
     expect(policy.health.state).toBe("healthy");
     expect(policy.intervalMs).toBe(OPEN);
-    expect(quietWait(policy, clock)).toBe(OPEN);
+    expect(waitOf(policy, clock)).toBe(OPEN);
     await policy.found([statusChanged(2)]);
     expect(policy.health.state).toBe("degraded");
     expect(await store.dueStats(clock.now())).toMatchObject({ due: 0 });
