@@ -40,7 +40,7 @@ describe("the mirror under chaos", () => {
     expectConverged(
       await runChaos({ orders: 120, steps: 96, stepMs: 15 * 60_000, changesPerStep: 3 }),
     );
-  }, 120_000);
+  }, 240_000);
 });
 
 describe.runIf(postgresAvailable())("three processes on PostgreSQL under chaos", () => {
@@ -68,5 +68,5 @@ describe.runIf(postgresAvailable())("three processes on PostgreSQL under chaos",
     } finally {
       await database.drop();
     }
-  }, 120_000);
+  }, 240_000);
 });
