@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { mirrorStatusPage } from "../../../src/sync/status-page/handler";
+import { chartShapes } from "../../../src/sync/status-page/page";
 import type { NodeStatusPageResponse } from "../../../src/sync/status-page/types";
 import { type MirrorHarness, mirrorHarness } from "./mirror-support";
 
@@ -60,6 +61,9 @@ describe("mirrorStatusPage on an in-memory mirror", () => {
     // The token is not an API request: /v1/me, the list, and items and shipments of 3 orders.
     expect(view.figures.requestsLastHour).toBe(String(h.service.calls.length - 1));
     expect(view.figures.naivePerHour).toBe(String((1 + 2 * 3) * 4));
+    // The chart's marks, as the page draws them, so its script can redraw the chart in place.
+    expect(view.shapes).toEqual(chartShapes(view.chart));
+    expect(view.shapes.bars).toHaveLength(1);
     for (const [name, value] of Object.entries({
       "x-content-type-options": "nosniff",
       "referrer-policy": "no-referrer",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { escapeHtml, html } from "../../../src/sync/status-page/html";
-import { chart, renderPage } from "../../../src/sync/status-page/page";
+import { chart, chartShapes, renderPage } from "../../../src/sync/status-page/page";
 import {
   duration,
   type PageStatus,
@@ -235,5 +235,52 @@ describe("the page", () => {
     expect(chart({ hours: [], naivePerHour: null, naiveHow: "" }).toString()).not.toContain(
       "naive poller:",
     );
+  });
+
+  it("gives the chart's marks as numbers and text, the ones the SVG is drawn from", () => {
+    const data = {
+      hours: [
+        [0, 50],
+        [3_600_000, 100],
+      ] as [number, number][],
+      naivePerHour: 200,
+      naiveHow: "",
+    };
+    expect(chartShapes(data)).toEqual({
+      bars: [
+        {
+          x: "461.0",
+          y: "92.5",
+          width: "8.0",
+          height: "27.5",
+          title: "1970-01-01T00:00Z: 50 requests",
+        },
+        {
+          x: "471.0",
+          y: "65.0",
+          width: "8.0",
+          height: "55.0",
+          title: "1970-01-01T01:00Z: 100 requests",
+        },
+      ],
+      naive: { y: "10.0", labelY: "10.0", label: "naive poller: 200/h" },
+    });
+    // The marks sit in #plot, the group the page's script redraws; the axis and labels stay.
+    expect(chart(data).toString()).toMatch(
+      /<g id="plot"><rect class="bar" x="461.0"[\s\S]*<\/text><\/g><text x="4" y="135">48 h ago/,
+    );
+    // An hour older than the 48 shown has no bar; an unknown naive rate has no line.
+    const old = chartShapes({
+      hours: [
+        [0, 5],
+        [48 * 3_600_000, 1],
+      ],
+      naivePerHour: null,
+      naiveHow: "",
+    });
+    expect(old.bars.map((b) => b.title)).toEqual(["1970-01-03T00:00Z: 1 requests"]);
+    expect(old.naive).toBeNull();
+    // A high naive line's label stays inside the chart.
+    expect(chartShapes({ hours: [], naivePerHour: 5, naiveHow: "" }).naive?.labelY).toBe("10.0");
   });
 });
