@@ -86,7 +86,7 @@ describe("the status page's HTTP parts", () => {
 
   it("finds where a Fetch request came from in what the server passes after it", () => {
     const none = { remote: undefined, local: undefined };
-    // Both named, each undefined: a caller's spread then overrides an earlier address.
+    // Nothing found: both addresses named, each undefined.
     expect(addressesOf([])).toStrictEqual(none);
     expect(addressesOf([null, "text", 7, {}])).toEqual(none);
     expect(addressesOf([{ remoteAddress: "::1", localAddress: "::1" }])).toEqual({
