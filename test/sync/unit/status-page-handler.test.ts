@@ -399,3 +399,22 @@ describe("what the status page answers, word for word", () => {
     });
   });
 });
+
+describe("the change stream over Fetch", () => {
+  it("resumes after the Last-Event-ID a reconnecting browser sends", async () => {
+    const h = await synced(1);
+    h.clock.park = true;
+    const page = mirrorStatusPage(h.mirror);
+    const answer = await page.fetch(
+      get("/events", { headers: { "last-event-id": "0" } }),
+      onLoopback,
+    );
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    let text = "";
+    while (!text.includes("event: change"))
+      text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).toMatch(/^retry: 3000\n\nid: 1\nevent: change\n/);
+    page.close();
+    await reader.cancel();
+  });
+});
