@@ -1,4 +1,4 @@
-import { ALL, LINES, type MirrorContext } from "./context";
+import { ALL, LINES, type MirrorContext, parseJson } from "./context";
 import { MirrorError } from "./errors";
 import { Failures } from "./failures";
 import type { Reader } from "./reader";
@@ -47,10 +47,13 @@ export async function resyncUnderLease(
   }
   const read = new Set<number>();
   const failed = new Map<number, unknown>();
-  const readOne = (failures: Failures, n: number, from: Parameters<Reader["schedule"]>[3]) =>
+  const readOne = (
+    failures: Failures,
+    n: number,
+    from: NonNullable<Parameters<Reader["schedule"]>[3]>,
+  ) =>
     reader
-      // Stryker disable next-line OptionalChaining: every call passes `from`; `?.` is for its type
-      .schedule(n, from?.listed ? LINES : ALL, "resync", from)
+      .schedule(n, from.listed ? LINES : ALL, "resync", from)
       .then(
         () => {
           read.add(n);
@@ -160,15 +163,8 @@ const siteName = (siteId: number | undefined) => (siteId === undefined ? "all" :
 
 /** Clears the checkpoints of the resync of the sites `key` names (a `resync:current` value). */
 async function clear(ctx: MirrorContext, key: string | null): Promise<void> {
-  // Stryker disable next-line ConditionalExpression: JSON.parse(null) is null, no list: the same return
-  if (key === null) return;
-  let sites: unknown;
-  try {
-    sites = JSON.parse(key);
-    // Stryker disable next-line BlockStatement: left undefined, `sites` is no list: the same return
-  } catch {
-    return;
-  }
+  // Not JSON, or no list: nothing of a resync to clear.
+  const sites = parseJson<unknown>(key);
   if (!Array.isArray(sites)) return;
   for (const site of sites) {
     for (const part of ["cursor", "done", "stored"])
