@@ -1,7 +1,8 @@
 /**
  * The page's script and style, served by the handler at `app.js` and `app.css`, so the
  * Content-Security-Policy allows no inline script or style. The script writes every value from the
- * service with `textContent` (never `innerHTML`): text that looks like markup stays text.
+ * service with `textContent` or `setAttribute` (never `innerHTML`): text that looks like markup
+ * stays text.
  */
 export const APP_JS = `"use strict";
 (() => {
@@ -17,6 +18,35 @@ export const APP_JS = `"use strict";
     return tr;
   };
 
+  const SVG = "http://www.w3.org/2000/svg";
+  const mark = (tag, attributes, title) => {
+    const el = document.createElementNS(SVG, tag);
+    for (const [name, value] of Object.entries(attributes)) el.setAttribute(name, String(value));
+    if (title !== undefined) {
+      const tip = document.createElementNS(SVG, "title");
+      tip.textContent = title;
+      el.append(tip);
+    }
+    return el;
+  };
+
+  function draw(shapes) {
+    const plot = $("#plot");
+    if (!plot || !shapes) return;
+    const marks = shapes.bars.map((b) =>
+      mark("rect", { class: "bar", x: b.x, y: b.y, width: b.width, height: b.height }, b.title),
+    );
+    if (shapes.naive) {
+      const n = shapes.naive;
+      const width = plot.ownerSVGElement.viewBox.baseVal.width;
+      marks.push(mark("line", { class: "naive", x1: 0, x2: width, y1: n.y, y2: n.y }));
+      const label = mark("text", { x: 4, y: n.labelY });
+      label.textContent = n.label;
+      marks.push(label);
+    }
+    plot.replaceChildren(...marks);
+  }
+
   function show(view) {
     for (const el of document.querySelectorAll("[data-figure]")) {
       const text = view.figures[el.dataset.figure];
@@ -31,6 +61,7 @@ export const APP_JS = `"use strict";
     for (const empty of document.querySelectorAll("[data-empty]")) {
       empty.hidden = (view.tables[empty.dataset.empty] || []).length > 0;
     }
+    draw(view.shapes);
   }
 
   let pending;
@@ -65,6 +96,8 @@ export const APP_JS = `"use strict";
     while (list.children.length > 50) list.lastElementChild.remove();
     refresh(300);
   });
+  // Every few seconds the server asks for fresh figures: requests and lag move between changes.
+  events.addEventListener("status", () => refresh(0));
 
   const results = $("#results");
   const state = $("#search-state");

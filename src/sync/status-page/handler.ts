@@ -17,7 +17,7 @@ import {
   page,
   SECURITY_HEADERS,
 } from "./http";
-import { renderPage } from "./page";
+import { chartShapes, renderPage } from "./page";
 import { QUERY_MAX, searchOrders } from "./search";
 import type {
   MirrorStatusPage,
@@ -78,8 +78,11 @@ export function mirrorStatusPage(
           return page("text/css; charset=utf-8", APP_CSS);
         case "/favicon.ico":
           return { status: 204, headers: SECURITY_HEADERS, body: "" };
-        case "/status.json":
-          return json(200, await view());
+        case "/status.json": {
+          // The chart's marks ride along, so the script redraws it without its own geometry.
+          const current = await view();
+          return json(200, { ...current, shapes: chartShapes(current.chart) });
+        }
         case "/orders.json":
           return await search(url.searchParams.get("q"));
         case "/events":

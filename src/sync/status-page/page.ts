@@ -62,7 +62,7 @@ export function renderPage(view: StatusView): SafeHtml {
 </section>
 <section><h2>Other fields</h2>${table(view, "other", "None.")}</section>
 </main>
-<footer>Read-only. Figures from <code>mirror.status()</code>, refreshed as changes arrive and every 30 s.</footer>
+<footer>Read-only. Figures from <code>mirror.status()</code>, refreshed as changes arrive and every few seconds.</footer>
 </body>
 </html>
 `;
@@ -87,25 +87,58 @@ const WIDTH = 480;
 const HEIGHT = 140;
 const BOTTOM = 20;
 
+/** The chart's marks as numbers and text: rendered here, and redrawn by the page's script. */
+export interface ChartShapes {
+  /** One bar per hour with requests, with its tooltip. */
+  bars: { x: string; y: string; width: string; height: string; title: string }[];
+  /** The naive poller's line and its label; null while the order count is unknown. */
+  naive: { y: string; labelY: string; label: string } | null;
+}
+
 /**
  * Bars of requests per hour over the last 48 hours, and a dashed line at the naive poller's rate,
  * on one linear scale, so the gap between them is what the mirror saves.
  */
-export function chart(data: ChartData): SafeHtml {
+export function chartShapes(data: ChartData): ChartShapes {
   const slots = 48;
   const newest = data.hours[data.hours.length - 1]?.[0] ?? 0;
   const top = Math.max(1, data.naivePerHour ?? 0, ...data.hours.map(([, n]) => n));
   const plot = HEIGHT - BOTTOM;
   const barWidth = WIDTH / slots;
   const y = (n: number) => plot - (n / top) * (plot - 10);
-  const bars = data.hours.map(([start, n]) => {
+  const bars: ChartShapes["bars"] = [];
+  for (const [start, n] of data.hours) {
     const slot = slots - 1 - Math.round((newest - start) / 3_600_000);
-    if (slot < 0) return "";
-    return html`<rect class="bar" x="${(slot * barWidth + 1).toFixed(1)}" y="${y(n).toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${(plot - y(n)).toFixed(1)}"><title>${new Date(start).toISOString().slice(0, 13)}:00Z: ${n} requests</title></rect>`;
-  });
+    if (slot < 0) continue;
+    bars.push({
+      x: (slot * barWidth + 1).toFixed(1),
+      y: y(n).toFixed(1),
+      width: (barWidth - 2).toFixed(1),
+      height: (plot - y(n)).toFixed(1),
+      title: `${new Date(start).toISOString().slice(0, 13)}:00Z: ${n} requests`,
+    });
+  }
   const naive =
     data.naivePerHour === null
-      ? ""
-      : html`<line class="naive" x1="0" x2="${WIDTH}" y1="${y(data.naivePerHour).toFixed(1)}" y2="${y(data.naivePerHour).toFixed(1)}"/><text x="4" y="${Math.max(10, y(data.naivePerHour) - 4).toFixed(1)}">naive poller: ${data.naivePerHour}/h</text>`;
-  return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="Requests per hour over the last 48 hours, against a naive poller"><line class="axis" x1="0" x2="${WIDTH}" y1="${plot}" y2="${plot}"/>${bars}${naive}<text x="4" y="${HEIGHT - 5}">48 h ago</text><text x="${WIDTH - 4}" y="${HEIGHT - 5}" text-anchor="end">this hour</text></svg>`;
+      ? null
+      : {
+          y: y(data.naivePerHour).toFixed(1),
+          labelY: Math.max(10, y(data.naivePerHour) - 4).toFixed(1),
+          label: `naive poller: ${data.naivePerHour}/h`,
+        };
+  return { bars, naive };
+}
+
+/** The chart as SVG; its marks sit in `#plot`, which the page's script redraws. */
+export function chart(data: ChartData): SafeHtml {
+  const { bars, naive } = chartShapes(data);
+  const plot = HEIGHT - BOTTOM;
+  return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="Requests per hour over the last 48 hours, against a naive poller"><line class="axis" x1="0" x2="${WIDTH}" y1="${plot}" y2="${plot}"/><g id="plot">${bars.map(
+    (b) =>
+      html`<rect class="bar" x="${b.x}" y="${b.y}" width="${b.width}" height="${b.height}"><title>${b.title}</title></rect>`,
+  )}${
+    naive
+      ? html`<line class="naive" x1="0" x2="${WIDTH}" y1="${naive.y}" y2="${naive.y}"/><text x="4" y="${naive.labelY}">${naive.label}</text>`
+      : ""
+  }</g><text x="4" y="${HEIGHT - 5}">48 h ago</text><text x="${WIDTH - 4}" y="${HEIGHT - 5}" text-anchor="end">this hour</text></svg>`;
 }

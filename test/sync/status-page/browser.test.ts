@@ -4,6 +4,8 @@ import { mirrorStatusPage, sqliteStore } from "partner-orders/sync";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STATUS } from "../../../src/sync/context";
+import { readRequestHistory } from "../../../src/sync/request-log";
+import type { MirrorStore } from "../../../src/sync/types";
 import { type Synced, serve, syncedMirror } from "./support.js";
 
 /**
@@ -53,6 +55,22 @@ async function ticking<T>(work: () => Promise<T>): Promise<T> {
 }
 
 const text = (page: Page, selector: string) => page.locator(selector).first().textContent();
+
+/** Reads the mirror's SQLite file with a store of its own. */
+async function fromStore<T>(read: (store: MirrorStore) => Promise<T>): Promise<T> {
+  const store = sqliteStore(s.path);
+  await store.open();
+  try {
+    return await read(store);
+  } finally {
+    await store.close();
+  }
+}
+/** Requests the mirror recorded in the current hour. */
+const storedRequests = () =>
+  fromStore(async (store) => (await readRequestHistory(store))?.hours.at(-1)?.[1] ?? 0);
+/** The newest change's id. */
+const lastChangeId = () => fromStore((store) => store.lastChangeId());
 
 describe("the status page in Chromium", () => {
   it("renders the mirror's figures, with the CSP header, and its script runs under it", async () => {
@@ -112,6 +130,61 @@ describe("the status page in Chromium", () => {
       // The README's picture: STATUS_PAGE_SCREENSHOT=media/status-page.png npx vitest run <this file>
       const shot = process.env.STATUS_PAGE_SCREENSHOT;
       if (shot) await page.screenshot({ path: shot, fullPage: true });
+      expect(problems, problems.join("\n")).toEqual([]);
+    } finally {
+      await page.close();
+      handler.close();
+      await server.close();
+    }
+  });
+
+  it("redraws the request figures and the chart without a reload: when a change commits, and on the stream's status tick", async () => {
+    const handler = mirrorStatusPage(s.mirror);
+    const server = await serve(handler.node);
+    const { page, problems } = await open(server.url);
+    const requests = async () => Number(await text(page, '[data-figure="requestsLastHour"]'));
+    const barTitle = () => text(page, "#plot rect.bar title");
+    /** Waits until this hour's figure and bar both say `n` requests. */
+    const showing = (n: number) =>
+      page.waitForFunction(
+        (n) =>
+          document.querySelector('[data-figure="requestsLastHour"]')?.textContent === String(n) &&
+          (document.querySelector("#plot rect.bar:last-of-type title")?.textContent ?? "").endsWith(
+            `: ${n} requests`,
+          ),
+        n,
+      );
+    try {
+      await page.waitForFunction(() =>
+        document.querySelector("#live-state")?.textContent?.startsWith("Live"),
+      );
+      // Marks this document: a reload would lose it.
+      await page.evaluate(() => {
+        (window as { __sameDocument?: boolean }).__sameDocument = true;
+      });
+      const before = await requests();
+      expect(await barTitle()).toMatch(new RegExp(`: ${before} requests$`));
+      // A new order: a pass finds it and commits its change, and the pass's requests are recorded.
+      const newest = await lastChangeId();
+      s.sandbox.admin.placeOrder({ lines: 1 });
+      await s.mirror.sync();
+      expect(await lastChangeId()).toBeGreaterThan(newest);
+      const afterChange = await storedRequests();
+      expect(afterChange).toBeGreaterThan(before);
+      await ticking(() => showing(afterChange));
+      // A pass that finds nothing new commits no change, so no change event: the stream's status
+      // tick brings its requests all the same.
+      const committed = await lastChangeId();
+      await s.mirror.sync();
+      expect(await lastChangeId()).toBe(committed);
+      const afterTick = await storedRequests();
+      expect(afterTick).toBeGreaterThan(afterChange);
+      await ticking(() => showing(afterTick));
+      expect(await page.locator("#plot rect.bar").count()).toBe(1);
+      expect(await page.locator("#plot line.naive").count()).toBe(1);
+      expect(
+        await page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument),
+      ).toBe(true);
       expect(problems, problems.join("\n")).toEqual([]);
     } finally {
       await page.close();

@@ -39,6 +39,7 @@ describe("resyncSites", () => {
     [[1.5], "positive whole numbers"],
     [["12"], "positive whole numbers"],
     [12, "non-empty list"],
+    [[12, -1], "positive whole numbers"],
   ])("refuses %j with invalid_sites", (siteIds, message) => {
     const error = (() => {
       try {
@@ -53,6 +54,9 @@ describe("resyncSites", () => {
   });
 
   it("refuses a site the mirror does not keep, naming it and the mirror's sites", () => {
+    expect(() => resyncSites([12, 13], kept, [12, 14])).toThrow(
+      expect.objectContaining({ code: "invalid_sites" }),
+    );
     expect(() => resyncSites([12, 13], kept, [12, 14])).toThrow(
       "resync: site 13 is not one this mirror keeps (siteIds 12, 14). Resync the mirror's own sites, or give the mirror that site.",
     );

@@ -122,6 +122,44 @@ describe("PartnerIds", () => {
     expect(t.observers.size).toBe(0);
   });
 
+  it("learns only from a submission's own calls, by a submission id that is text", () => {
+    const t = watched();
+    t.call("submitOrder", { submissionId: "s1", status: "queued" }, submitted("po-1"));
+    // Another call that happens to carry the id (an order, a list) is no submission's end.
+    t.call("getOrder", { submissionId: "s1", status: "completed", order: { orderNumber: 1 } });
+    expect(t.learnt).toEqual([]);
+    // The same submission answered again (an idempotent replay) without an id keeps the first.
+    t.call("submitOrder", { submissionId: "s1", status: "queued" }, submitted(undefined));
+    t.call("getSubmission", { submissionId: "s1", status: "completed", order: { orderNumber: 1 } });
+    expect(t.learnt).toEqual([[1, "po-1"]]);
+    // A submission id that is not text is no id.
+    t.call("submitOrder", { submissionId: 42, status: "queued" }, submitted("po-42"));
+    t.call("getSubmission", { submissionId: 42, status: "completed", order: { orderNumber: 42 } });
+    // Completed without an order: nothing to learn, and no throw.
+    t.call("submitOrder", { submissionId: "s2", status: "completed" }, submitted("po-2"));
+    expect(t.learnt).toEqual([[1, "po-1"]]);
+  });
+
+  it("remembers the newest 10,000 submissions not yet completed", () => {
+    const t = watched();
+    for (let i = 0; i < 10_000; i++) {
+      t.call("submitOrder", { submissionId: `s${i}`, status: "queued" }, submitted(`po-${i}`));
+    }
+    // Completed at once and without a submission id: nothing to remember, nothing pushed out.
+    t.call("submitOrder", { status: "completed", order: { orderNumber: 7 } }, submitted("po-x"));
+    t.call("getSubmission", { submissionId: "s0", status: "completed", order: { orderNumber: 1 } });
+    expect(t.learnt).toEqual([
+      [7, "po-x"],
+      [1, "po-0"],
+    ]);
+    t.call("submitOrder", { submissionId: "s10000", status: "queued" }, submitted("po-10000"));
+    t.call("submitOrder", { submissionId: "s10001", status: "queued" }, submitted("po-10001"));
+    // s0 completed and s10000 took its place; s10001 pushed out the oldest, s1.
+    t.call("getSubmission", { submissionId: "s1", status: "completed", order: { orderNumber: 2 } });
+    t.call("getSubmission", { submissionId: "s2", status: "completed", order: { orderNumber: 3 } });
+    expect(t.learnt.slice(2)).toEqual([[3, "po-2"]]);
+  });
+
   it("watches nothing on an object that is no client", () => {
     const stop = new PartnerIds().watch({} as PartnerOrders, () => {
       throw new Error("never");

@@ -189,10 +189,14 @@ describe("resync", () => {
     expect((error as Error).message).toContain("but 1,");
     expect((error as Error).message).toMatch(/: 2\./);
     expect(t.fake.calls.filter((c) => c.startsWith("items 2"))).toHaveLength(2);
-    expect(t.ctx.warnings.map((w) => w.message)).toEqual([
-      "reading order 2 failed",
-      "reading order 2 failed",
+    expect(t.ctx.warnings.map((w) => [w.message, w.next])).toEqual([
+      ["reading order 2 failed", "it is tried again at the resync's end"],
+      ["reading order 2 failed", "it is tried again at the resync's end"],
     ]);
+    expect(error).toMatchObject({
+      hint: "The warnings say why; the sweep reads them again in time, or run the resync again.",
+    });
+    expect((error as Error).cause).toBeInstanceOf(APIConnectionError);
     // The walk was complete: the next resync starts over.
     expect(await t.store.getCheckpoint("resync:current")).toBeNull();
   });
@@ -237,14 +241,61 @@ describe("resync", () => {
       if (n === 100) stop.abort();
       return get(n);
     };
-    await expect(t.resync([undefined], stop.signal)).rejects.toMatchObject({ code: "aborted" });
+    await expect(t.resync([undefined], stop.signal)).rejects.toMatchObject({
+      code: "aborted",
+      message: "The resync stopped: the mirror was asked to stop.",
+    });
     expect(await t.store.getCheckpoint("resync:stored:all")).toBe("100");
+    expect(await t.store.getCheckpoint("resync:done:all")).toBe("1");
     expect(t.fake.calls.filter((c) => c.startsWith("get "))).toHaveLength(100);
     t.fake.calls.length = 0;
+    // The list of the site was walked to its end: resumed, the resync does not walk it again.
+    t.asked.length = 0;
     expect(await t.resync()).toBe("swept");
     const reads = t.fake.calls.filter((c) => c.startsWith("get "));
     expect(reads).toHaveLength(50);
     expect(reads[0]).toBe("get 101");
+    expect(t.asked).toEqual([]);
+    expect(await t.store.getCheckpoint("resync:stored:all")).toBeNull();
+  });
+
+  it("names the first ten orders whose reads failed twice, and how many more", async () => {
+    const failing = async (count: number) => {
+      const rows = Array.from({ length: count }, (_, i) => orderRow(i + 1));
+      const t = await make({ "": page(rows) });
+      for (const order of t.orders.values()) order.items = new APIConnectionError("GET failed.");
+      const error = (await t.resync().catch((e: unknown) => e)) as Error;
+      return error.message.replace(/ The warnings say why.*$/, "");
+    };
+    expect(await failing(12)).toBe(
+      "The resync read every order but 12, whose reads failed twice: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 2 more.",
+    );
+    expect(await failing(10)).toBe(
+      "The resync read every order but 10, whose reads failed twice: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10.",
+    );
+  });
+
+  it("stops when another process took the lease while it read stored orders, keeping its place", async () => {
+    const t = await make({ "": page([]) });
+    for (let n = 1; n <= 150; n++) {
+      await t.store.commit(n, () => ({ next: stored(n), changes: [] }));
+      t.orders.set(n, { order: orderRow(n, { closed: true }), items: [[]], shipments: [[]] });
+    }
+    const clock = t.ctx.clock as { wall: number };
+    const get = t.fake.client.orders.get;
+    t.fake.client.orders.get = async (n: number) => {
+      if (n === 50) {
+        // This process stalled past its lease, and another took it over.
+        clock.wall += 60_000;
+        expect(await t.store.lease("sweep", "otherhost/1/b", clock.wall, clock.wall + 60_000)).toBe(
+          true,
+        );
+      }
+      return get(n);
+    };
+    await expect(t.resync()).rejects.toMatchObject({ code: "sweep_lease_lost" });
+    // The batch under way was read; the next one is left to the lease's new holder.
+    expect(t.fake.calls.filter((c) => c.startsWith("get "))).toHaveLength(100);
     expect(await t.store.getCheckpoint("resync:stored:all")).toBeNull();
   });
 

@@ -16,6 +16,8 @@ describe("who the status page serves without authorize", () => {
       "0:0:0:0:0:0:0:1",
       "[::1]",
       "::ffff:127.0.0.1",
+      "::ffff:127.10.20.30",
+      "::1%lo0",
     ]) {
       expect(isLoopbackAddress(a), a).toBe(true);
     }
@@ -29,6 +31,10 @@ describe("who the status page serves without authorize", () => {
       "localhost",
       "fe80::1%lo",
       "1.127.0.0",
+      // An address that ends like a mapped loopback one, and brackets out of place.
+      "1::ffff:127.0.0.1",
+      "::[1]",
+      "[::]1]",
     ]) {
       expect(isLoopbackAddress(a), String(a)).toBe(false);
     }

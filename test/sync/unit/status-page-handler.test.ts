@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { mirrorStatusPage } from "../../../src/sync/status-page/handler";
+import { chartShapes } from "../../../src/sync/status-page/page";
 import type { NodeStatusPageResponse } from "../../../src/sync/status-page/types";
 import { type MirrorHarness, mirrorHarness } from "./mirror-support";
 
@@ -60,6 +61,9 @@ describe("mirrorStatusPage on an in-memory mirror", () => {
     // The token is not an API request: /v1/me, the list, and items and shipments of 3 orders.
     expect(view.figures.requestsLastHour).toBe(String(h.service.calls.length - 1));
     expect(view.figures.naivePerHour).toBe(String((1 + 2 * 3) * 4));
+    // The chart's marks, as the page draws them, so its script can redraw the chart in place.
+    expect(view.shapes).toEqual(chartShapes(view.chart));
+    expect(view.shapes.bars).toHaveLength(1);
     for (const [name, value] of Object.entries({
       "x-content-type-options": "nosniff",
       "referrer-policy": "no-referrer",
@@ -243,5 +247,174 @@ describe("the Node adapter", () => {
     const odd = response();
     await page.express(nodeRequest("/", { originalUrl: "/http:evil.example" }), odd);
     expect(odd.headers.location).toBe("./http%3Aevil.example/");
+  });
+});
+
+describe("what the status page answers, word for word", () => {
+  it("refuses to be built without a mirror, or with an authorize that is no function", async () => {
+    expect(() => mirrorStatusPage(undefined as never)).toThrow(
+      new TypeError("mirrorStatusPage needs an OrderMirror."),
+    );
+    expect(() => mirrorStatusPage({} as never)).toThrow("mirrorStatusPage needs an OrderMirror.");
+    const h = await synced(1);
+    expect(() => mirrorStatusPage(h.mirror, { authorize: "yes" as never })).toThrow(
+      new TypeError("authorize must be a function (request) => boolean."),
+    );
+  });
+
+  it("says why in each refusal and each bad request", async () => {
+    const h = await synced(1);
+    const page = mirrorStatusPage(h.mirror);
+    const body = async (answer: Promise<Response>) => {
+      const r = await answer;
+      return [r.status, r.headers.get("content-type"), await r.json()];
+    };
+    const JSON_TYPE = "application/json; charset=utf-8";
+    expect(await body(page.fetch(get("/", { method: "POST" }), onLoopback))).toEqual([
+      405,
+      JSON_TYPE,
+      { error: "method_not_allowed", message: "The status page is read-only." },
+    ]);
+    expect(await body(page.fetch(get("/nothing"), onLoopback))).toEqual([
+      404,
+      JSON_TYPE,
+      { error: "not_found", message: "No such page." },
+    ]);
+    expect(await body(page.fetch(get("/orders.json"), onLoopback))).toEqual([
+      400,
+      JSON_TYPE,
+      {
+        error: "query_required",
+        message: "Give ?q= an order number, partner order id or status.",
+      },
+    ]);
+    expect(await body(page.fetch(get(`/orders.json?q=${"9".repeat(201)}`), onLoopback))).toEqual([
+      400,
+      JSON_TYPE,
+      { error: "query_too_long", message: "A query is at most 200 characters." },
+    ]);
+    expect(await body(page.fetch(get("/")))).toEqual([
+      403,
+      JSON_TYPE,
+      {
+        error: "loopback_only",
+        message:
+          "This status page serves only requests from this machine: give mirrorStatusPage an authorize function to serve others.",
+      },
+    ]);
+    // A proxy's header, either one, makes a loopback request a forwarded one.
+    for (const header of ["forwarded", "x-forwarded-for"]) {
+      const proxied = get("/", { headers: { [header]: "for=192.0.2.1" } });
+      expect((await page.fetch(proxied, onLoopback)).status, header).toBe(403);
+    }
+    const guarded = mirrorStatusPage(h.mirror, { authorize: () => false });
+    expect(await body(guarded.fetch(get("/")))).toEqual([
+      401,
+      JSON_TYPE,
+      { error: "unauthorized", message: "This status page needs credentials." },
+    ]);
+    expect(await body(guarded.fetch(get("/", { headers: { authorization: "x" } })))).toEqual([
+      403,
+      JSON_TYPE,
+      { error: "forbidden", message: "These credentials may not see this page." },
+    ]);
+  });
+
+  it("serves the page as HTML; a store it cannot read is logged with its code and a short message", async () => {
+    const h = await synced(1);
+    const page = mirrorStatusPage(h.mirror);
+    expect((await page.fetch(get("/"), onLoopback)).headers.get("content-type")).toBe(
+      "text/html; charset=utf-8",
+    );
+    h.overrides.dueStats = () =>
+      Promise.reject(
+        Object.assign(new Error(`x${"y".repeat(400)}`), { code: "store_unavailable" }),
+      );
+    const logger = { error: vi.fn() };
+    const failing = mirrorStatusPage(h.mirror, { logger });
+    const html = await failing.fetch(get("/"), onLoopback);
+    expect(html.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(logger.error).toHaveBeenCalledWith("Status page could not read the mirror", {
+      code: "store_unavailable",
+      message: `x${"y".repeat(299)}`,
+    });
+  });
+
+  it("opens at most 20 streams at once; a closed one makes room", async () => {
+    const h = await synced(1);
+    h.clock.park = true;
+    const page = mirrorStatusPage(h.mirror);
+    const open: Response[] = [];
+    for (let i = 0; i < 20; i++) {
+      const answer = await page.fetch(get("/events"), onLoopback);
+      expect(answer.status).toBe(200);
+      open.push(answer);
+    }
+    expect(await (await page.fetch(get("/events"), onLoopback)).json()).toEqual({
+      error: "too_many_streams",
+      message: "Too many open streams.",
+    });
+    page.close();
+    await Promise.all(open.map((r) => r.text()));
+    expect((await page.fetch(get("/events", { method: "HEAD" }), onLoopback)).status).toBe(200);
+    const again = await page.fetch(get("/events"), onLoopback);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    page.close();
+    await again.text();
+  });
+
+  it("ends a Fetch stream when the request is aborted, and a Node HEAD of the stream at once", async () => {
+    const h = await synced(1);
+    h.clock.park = true;
+    const page = mirrorStatusPage(h.mirror);
+    const abort = new AbortController();
+    const answer = await page.fetch(get("/events", { signal: abort.signal }), onLoopback);
+    const reading = answer.text();
+    abort.abort();
+    expect(await reading).toBe("retry: 3000\n\n");
+    const head = response();
+    await page.node(nodeRequest("/events", { method: "HEAD" }), head);
+    expect([head.statusCode, head.chunks, head.ended]).toEqual([200, [], true]);
+    expect(head.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+    expect(head.closed).toBeUndefined();
+  });
+
+  it("passes to next() only what it does not know, and logs an answer it could not write", async () => {
+    const h = await synced(1);
+    const logger = { error: vi.fn() };
+    const page = mirrorStatusPage(h.mirror, { logger });
+    const next = vi.fn();
+    const known = response();
+    await page.express(nodeRequest("/status.json"), known, next);
+    expect(next).not.toHaveBeenCalled();
+    expect(known.statusCode).toBe(200);
+    const broken = response();
+    broken.end = () => {
+      throw new Error("socket gone");
+    };
+    await page.node(nodeRequest("/app.css"), broken);
+    expect(logger.error).toHaveBeenCalledWith("Status page answer could not be written", {
+      error: "socket gone",
+    });
+  });
+});
+
+describe("the change stream over Fetch", () => {
+  it("resumes after the Last-Event-ID a reconnecting browser sends", async () => {
+    const h = await synced(1);
+    h.clock.park = true;
+    const page = mirrorStatusPage(h.mirror);
+    const answer = await page.fetch(
+      get("/events", { headers: { "last-event-id": "0" } }),
+      onLoopback,
+    );
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    let text = "";
+    while (!text.includes("event: change"))
+      text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).toMatch(/^retry: 3000\n\nid: 1\nevent: change\n/);
+    page.close();
+    await reader.cancel();
   });
 });

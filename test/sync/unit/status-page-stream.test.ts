@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { LOOK_MS, streamChanges, streamStart } from "../../../src/sync/status-page/events";
+import {
+  LOOK_MS,
+  STATUS_MS,
+  streamChanges,
+  streamStart,
+} from "../../../src/sync/status-page/events";
 import { changeLine } from "../../../src/sync/status-page/search";
 import type { Change, MirrorStore } from "../../../src/sync/types";
 import { TestClock } from "./context-support";
+
+/** The event that tells the page to read status.json again. */
+const STATUS_EVENT = "event: status\ndata: {}\n\n";
 
 /** A change as a store gives it back. */
 function change(id: number, extra: Record<string, unknown> = {}): Change {
@@ -79,12 +87,38 @@ describe("the status page's change stream", () => {
   });
 
   it("keeps an idle stream alive with a comment every 15 looks, and rides out a store error", async () => {
-    const s = streamOn([new Error("database away")], 0, 17);
+    // The fifteenth look is the last: its keep-alive is written before the stream ends.
+    const s = streamOn([new Error("database away")], 0, 15);
     await s.done;
-    expect(s.written[1]).toBe(": the store could not be read; trying again\n\n");
-    expect(s.written.filter((t) => t === ": keep-alive\n\n")).toHaveLength(1);
-    expect(s.written.indexOf(": keep-alive\n\n")).toBe(2);
-    expect(s.asked).toHaveLength(17);
+    expect(s.written).toEqual([
+      "retry: 3000\n\n",
+      ": the store could not be read; trying again\n\n",
+      STATUS_EVENT,
+      STATUS_EVENT,
+      STATUS_EVENT,
+      ": keep-alive\n\n",
+    ]);
+    expect(s.asked).toHaveLength(15);
+  });
+
+  it("asks the page for fresh figures every 5 looks, changes or not, never within a full batch", async () => {
+    expect(STATUS_MS / LOOK_MS).toBe(5);
+    const full = Array.from({ length: 100 }, (_, i) => change(8 + i));
+    const s = streamOn([[change(8)], [], full, [], [], [], [change(108)], []], 0, 7);
+    await s.done;
+    const kinds = s.written.map((t) =>
+      t.startsWith("id: ") ? "change" : t === STATUS_EVENT ? "status" : t,
+    );
+    // The fifth look ends with a status event (the full batch was read again at once, no look of
+    // its own); looks 6 and 7 write none.
+    expect(kinds).toEqual([
+      "retry: 3000\n\n",
+      "change",
+      ...Array<string>(100).fill("change"),
+      "status",
+      "change",
+    ]);
+    expect(s.clock.sleeps).toHaveLength(7);
   });
 
   it("ends at once when aborted while reading, writing nothing read after", async () => {
@@ -107,7 +141,7 @@ describe("the status page's change stream", () => {
     expect(await streamStart(store, "0")).toBe(0);
     // An id from the future (another store, a reset) is no reason to skip what comes.
     expect(await streamStart(store, "99")).toBe(40);
-    for (const bad of ["", "-1", "1e3", "abc", "1".repeat(16)]) {
+    for (const bad of ["", "-1", "1e3", "abc", "12abc", "1".repeat(16)]) {
       expect(await streamStart(store, bad), bad).toBe(40);
     }
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { escapeHtml, html } from "../../../src/sync/status-page/html";
-import { chart, renderPage } from "../../../src/sync/status-page/page";
+import { chart, chartShapes, renderPage } from "../../../src/sync/status-page/page";
 import {
   duration,
   type PageStatus,
@@ -235,5 +235,167 @@ describe("the page", () => {
     expect(chart({ hours: [], naivePerHour: null, naiveHow: "" }).toString()).not.toContain(
       "naive poller:",
     );
+  });
+
+  it("gives the chart's marks as numbers and text, the ones the SVG is drawn from", () => {
+    const data = {
+      hours: [
+        [0, 50],
+        [3_600_000, 100],
+      ] as [number, number][],
+      naivePerHour: 200,
+      naiveHow: "",
+    };
+    expect(chartShapes(data)).toEqual({
+      bars: [
+        {
+          x: "461.0",
+          y: "92.5",
+          width: "8.0",
+          height: "27.5",
+          title: "1970-01-01T00:00Z: 50 requests",
+        },
+        {
+          x: "471.0",
+          y: "65.0",
+          width: "8.0",
+          height: "55.0",
+          title: "1970-01-01T01:00Z: 100 requests",
+        },
+      ],
+      naive: { y: "10.0", labelY: "10.0", label: "naive poller: 200/h" },
+    });
+    // The marks sit in #plot, the group the page's script redraws; the axis and labels stay.
+    expect(chart(data).toString()).toMatch(
+      /<g id="plot"><rect class="bar" x="461.0"[\s\S]*<\/text><\/g><text x="4" y="135">48 h ago/,
+    );
+    // An hour older than the 48 shown has no bar; an unknown naive rate has no line.
+    const old = chartShapes({
+      hours: [
+        [0, 5],
+        [48 * 3_600_000, 1],
+      ],
+      naivePerHour: null,
+      naiveHow: "",
+    });
+    expect(old.bars.map((b) => b.title)).toEqual(["1970-01-03T00:00Z: 1 requests"]);
+    expect(old.naive).toBeNull();
+    // A high naive line's label stays inside the chart.
+    expect(chartShapes({ hours: [], naivePerHour: 5, naiveHow: "" }).naive?.labelY).toBe("10.0");
+  });
+});
+
+describe("statusView at its edges", () => {
+  const noSweepYet = { hours: [], orders: null, sweepIntervalMs: 900_000 };
+
+  it("expects a next sweep only with a last sweep and an interval", () => {
+    expect(statusView(status(), { ...history, sweepIntervalMs: 0 }).figures.nextSweep).toBe(
+      "not known",
+    );
+    expect(statusView(status({ lastSweep: null }), history).figures.nextSweep).toBe("not known");
+    const failed = statusView(
+      status({ lastSweep: { at: "2026-03-01T12:00:00.000Z", ok: false, code: "http_503" } }),
+      null,
+    );
+    expect(failed.figures.lastSweep).toBe("2026-03-01T12:00:00.000Z failed (http_503)");
+  });
+
+  it("counts no requests before any were recorded", () => {
+    const view = statusView(status(), null);
+    expect([view.figures.requestsLastHour, view.figures.requests48h]).toEqual(["0", "0"]);
+    expect(view.chart.hours).toEqual([]);
+  });
+
+  it("computes a naive rate only with both the order count and the sweep interval", () => {
+    for (const h of [noSweepYet, { ...history, sweepIntervalMs: 0 }]) {
+      const view = statusView(status(), h);
+      expect(view.chart.naivePerHour).toBeNull();
+      expect(view.figures.naivePerHour).toBe("not known yet");
+      expect(view.figures.naiveHow).toBe("known after the first complete sweep");
+    }
+  });
+
+  it("names who holds the sweep, and whether it is this process", () => {
+    const holder = { holder: "host/7/a", since: "2026-03-01T11:00:00.000Z", expiresAt: "e" };
+    expect(
+      statusView(status({ sweepHolder: { ...holder, self: true } }), null).figures.sweepHolder,
+    ).toBe("host/7/a (this process), since 2026-03-01T11:00:00.000Z, lease until e");
+    expect(
+      statusView(status({ sweepHolder: { ...holder, since: null, self: false } }), null).figures
+        .sweepHolder,
+    ).toBe("host/7/a, since unknown, lease until e");
+  });
+
+  it("warns of late polls alone, of kept-out orders alone, and not at exactly one minute", () => {
+    const late = statusView(status({ oldestDueLagMs: 120_000 }), null);
+    expect([late.level, late.figures.health]).toEqual(["warning", "warning: polls 2 min late"]);
+    const kept = statusView(
+      status({
+        oldestDueLagMs: null,
+        invalidOrders: [{ orderNumber: null, field: "orderNumber", reason: "missing", at: "t" }],
+      }),
+      null,
+    );
+    expect([kept.level, kept.figures.health]).toEqual(["warning", "warning: 1 order(s) kept out"]);
+    expect(kept.tables.invalid).toEqual([["(no number)", "orderNumber", "missing", "t"]]);
+    expect(statusView(status({ oldestDueLagMs: 60_000 }), null).figures.health).toBe("ok");
+  });
+
+  it("names an unannounced change only when the mirror says which", () => {
+    const health = status().webhookHealth;
+    const unnamed = status({
+      webhookHealth: { ...health, state: "degraded", reason: "unannounced", lastUnannounced: null },
+    });
+    expect(statusView(unnamed, null).figures.webhooks).toBe("degraded; no webhook received yet");
+    const silence = status({
+      webhookHealth: {
+        ...health,
+        state: "degraded",
+        reason: "silence",
+        lastUnannounced: { at: "t", orderNumber: 7, type: "order.changed" },
+      },
+    });
+    expect(statusView(silence, null).figures.webhooks).toBe(
+      "degraded; no webhook for longer than their rate makes likely; no webhook received yet",
+    );
+  });
+
+  it("shows a field it does not know: a duration for a number of ...Ms, else short redacted text", () => {
+    const long = { list: "x".repeat(400) };
+    // As JSON, with its brackets and quotes, exactly 300 characters: shown whole.
+    const exact = ["y".repeat(296)];
+    const view = statusView(
+      status({
+        ...({
+          backoffMs: 90_000,
+          count: 42,
+          countMsx: 5,
+          noteMs: "postgres://u:p@db",
+          where: { url: "https://u:p@h/" },
+          long,
+          nothing: undefined,
+        } as object),
+      }),
+      null,
+    );
+    const other = Object.fromEntries(view.tables.other as [string, string][]);
+    expect(other).toEqual({
+      backoffMs: "1 min 30 s",
+      count: "42",
+      countMsx: "5",
+      noteMs: "postgres://***@db",
+      where: '{"url":"https://***@h/"}',
+      long: `${JSON.stringify(long).slice(0, 300)}…`,
+      nothing: "undefined",
+    });
+    expect(JSON.stringify(exact)).toHaveLength(300);
+    expect(statusView(status({ ...({ exact } as object) }), null).tables.other).toEqual([
+      ["exact", JSON.stringify(exact)],
+    ]);
+  });
+
+  it("redacts a URL's credentials at the start of the text too; an unparsable base URL says so", () => {
+    expect(redactUrls("postgres://u:p@db/x")).toBe("postgres://***@db/x");
+    expect(withoutCredentials("not a url")).toBe("(a base URL that does not parse)");
   });
 });
