@@ -19,6 +19,7 @@ export class ChangeListener {
   readonly #wakes = new Set<() => void>();
   #client: NotifiedClient | undefined;
   #connecting: Promise<void> | undefined;
+  // Stryker disable next-line BooleanLiteral: equivalent, watch() sets it before anything reads it
   #stopped = false;
 
   constructor(connections: Connections, channel: string) {
