@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PartnerOrdersError } from "../../../src/core/errors";
 import { lockKey, validSchema } from "../../../src/sync/stores/postgres-schema";
 import { postgresAvailable, usePostgres } from "../../support/postgres.js";
-import { record } from "./support.js";
+import { record, V2_POSTGRES_SCHEMA } from "./support.js";
 
 /**
  * The PostgreSQL store's schema option and tables: the names it accepts, the advisory lock keys
@@ -102,6 +102,28 @@ describe.runIf(available)("opening a PostgreSQL store", () => {
       { table_schema: "already_there", n: 8 },
       { table_schema: "made_here", n: 8 },
     ]);
+  });
+
+  it("migrates a version 2 database of more orders than one backfill batch: every row filled", async () => {
+    const { url } = await pg$.createDatabase();
+    const admin = await pg$.connect(url);
+    await admin.query(V2_POSTGRES_SCHEMA);
+    await admin.query(
+      `INSERT INTO po_orders
+       SELECT n, 12, json_build_object('orderNumber', n, 'siteId', 12, 'status', 'Open', 'closed', false,
+           'totals', json_build_object('order', '1.50'))::text,
+         json_build_array(json_build_object('itemNumber', 1, 'externalId', 'ext-' || n))::text,
+         '[]', false, false, NULL, 1
+       FROM generate_series(1, 2001) AS n`,
+    );
+    await store(url).open();
+    const { rows } = await admin.query(
+      `SELECT count(status)::int AS statuses, sum(total)::text AS total,
+         (SELECT count(*)::int FROM po_external_ids) AS ids,
+         (SELECT count(*)::int FROM po_external_ids WHERE external_id = 'ext-' || order_number) AS matching
+       FROM po_orders`,
+    );
+    expect(rows).toEqual([{ statuses: 2001, total: "3001.50", ids: 2001, matching: 2001 }]);
   });
 
   it("refuses a lease table missing a column, naming it, in the schema given", async () => {
