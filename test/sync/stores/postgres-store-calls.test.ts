@@ -141,8 +141,16 @@ describe.runIf(available)("the PostgreSQL store's calls", () => {
       expect(await writing).toHaveLength(1);
     }
 
+    // Without a schema, the keys every version has used.
     const plain = store(url);
-    await plain.open();
+    await admin.query("SELECT pg_advisory_lock(-7311002)");
+    const plainOpening = plain.open();
+    try {
+      expect(await waitingKey(admin, plainOpening)).toBe("-7311002");
+    } finally {
+      await admin.query("SELECT pg_advisory_unlock_all()");
+    }
+    await plainOpening;
     expect(await s.lease("sweep", "h1", NOW, NOW + 60_000)).toBe(true);
     expect(await plain.lease("sweep", "h2", NOW, NOW + 60_000)).toBe(true);
     const { rows } = await admin.query(
@@ -151,6 +159,15 @@ describe.runIf(available)("the PostgreSQL store's calls", () => {
     expect(rows.map((r: { key: string }) => r.key).sort()).toEqual(
       [key("lease/sweep"), lockKey("/lease/sweep").toString()].sort(),
     );
+  });
+
+  it("info() reads a store whose version row is missing as version 1, as opening it would", async () => {
+    const { url } = await pg$.createDatabase();
+    const admin = await pg$.connect(url);
+    const s = store(url);
+    await s.open();
+    await admin.query("DELETE FROM po_meta WHERE name = 'schema_version'");
+    expect(await s.info()).toEqual({ schemaVersion: 1, account: null });
   });
 
   it("claimDue hands out the soonest due orders, up to the limit, holding them until holdUntil", async () => {
