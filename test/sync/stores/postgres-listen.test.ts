@@ -28,16 +28,49 @@ describe.runIf(available)("change notifications on PostgreSQL", () => {
     admin = await pg$.connect(url);
   }
 
-  /** A store on a pool of this test's; `released` are the connections it gave back, in order. */
+  /**
+   * A store on a pool of this test's; `released` are the connections it gave back, in order, and
+   * `beforeListen` runs on the connection about to send a LISTEN, before it is sent.
+   */
   async function storeOn(options: { schema?: string; url?: string } = {}) {
     const pool = new pg.Pool({ connectionString: options.url ?? url });
     pool.on("error", () => undefined);
     const released: pg.PoolClient[] = [];
     pool.on("release", (_error, client) => released.push(client));
+    const hooks = {
+      beforeListen: undefined as ((client: pg.PoolClient) => Promise<void>) | undefined,
+    };
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      client.query = (async (...args: unknown[]) => {
+        const act = hooks.beforeListen;
+        if (act && String(args[0]).startsWith("LISTEN")) {
+          hooks.beforeListen = undefined;
+          await act(client as pg.PoolClient);
+        }
+        return query(...args);
+      }) as unknown as typeof client.query;
+    });
     closers.push(() => pool.end());
     const store = postgresStore(pool as unknown as PgPoolLike, options) as Store;
     closers.push(() => store.close());
-    return { pool, store, released };
+    return { pool, store, released, hooks };
+  }
+
+  /** The channels each of `pool`'s connections listens on (all checked out at once, then back). */
+  async function channelsOf(pool: pg.Pool): Promise<string[][]> {
+    const clients = await Promise.all(
+      Array.from({ length: pool.totalCount }, () => pool.connect()),
+    );
+    try {
+      return await Promise.all(
+        clients.map(async (c) =>
+          (await c.query("SELECT pg_listening_channels() AS c")).rows.map((r) => r.c as string),
+        ),
+      );
+    } finally {
+      for (const c of clients) c.release();
+    }
   }
 
   /** A wake that counts its calls. */
@@ -98,6 +131,8 @@ describe.runIf(available)("change notifications on PostgreSQL", () => {
     await two.stop();
     expect(await listening()).toEqual([]);
     expect(a.pool.idleCount).toBe(a.pool.totalCount);
+    // Back in the pool, no connection of it listens any more.
+    expect((await channelsOf(a.pool)).flat()).toEqual([]);
     // Given back clean: only the pool's own listener is left on it.
     const given = a.released.at(-1);
     expect(given?.listenerCount("notification")).toBe(0);
@@ -135,6 +170,7 @@ describe.runIf(available)("change notifications on PostgreSQL", () => {
     await until(() => a.pool.totalCount === open - 1);
     const lost = a.released.at(-1);
     expect(lost?.listenerCount("notification")).toBe(0);
+    expect(lost?.listenerCount("error")).toBe(1);
 
     watch.look();
     await until(() => wake.calls === 2);
@@ -143,6 +179,30 @@ describe.runIf(available)("change notifications on PostgreSQL", () => {
     await until(() => wake.calls === 3);
     await watch.stop();
     expect(await listening()).toEqual([]);
+  });
+
+  it("a connection that fails before its LISTEN is sent is given back, and the next look listens", async () => {
+    await fresh();
+    const a = await storeOn();
+    const wake = counter();
+    a.hooks.beforeListen = async (client) => {
+      const ended = new Promise((resolve) => client.once("end", resolve));
+      await admin.query("SELECT pg_terminate_backend($1)", [
+        (client as unknown as { processID: number }).processID,
+      ]);
+      // The connection has heard its end (and the watch with it) before the LISTEN goes out.
+      await ended;
+    };
+    const watch = a.store.watchChanges(wake);
+    await until(() => a.hooks.beforeListen === undefined && a.pool.totalCount === 0);
+    expect(wake.calls).toBe(0);
+    const failed = a.released.at(-1);
+    expect(failed?.listenerCount("notification")).toBe(0);
+    expect(failed?.listenerCount("error")).toBe(1);
+    watch.look();
+    await until(() => wake.calls === 1);
+    expect(await listening()).toHaveLength(1);
+    await watch.stop();
   });
 
   it("a watch stopped while it connects leaves nothing listening, and its connection is closed", async () => {
@@ -155,6 +215,7 @@ describe.runIf(available)("change notifications on PostgreSQL", () => {
     expect(await listening()).toEqual([]);
     expect(a.pool.totalCount).toBe(0);
     expect(a.released.at(-1)?.listenerCount("notification")).toBe(0);
+    expect(a.released.at(-1)?.listenerCount("error")).toBe(1);
   });
 
   it("a closed store's watch looks no more, and a store that cannot connect never throws from its watch", async () => {
