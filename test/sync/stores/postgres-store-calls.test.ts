@@ -72,9 +72,27 @@ describe.runIf(available)("the PostgreSQL store's calls", () => {
     expect(await s.get(1)).toBeUndefined();
     await s.close();
     await expect(s.get(1)).rejects.toThrow(notOpen);
-    // Opened again, it makes a new pool.
+    // Opened again, it makes a new pool; closed twice, the second close has nothing to end.
     await s.open();
     expect(await s.lastChangeId()).toBe(0);
+    await s.close();
+    await s.close();
+  });
+
+  it("a database that cannot be opened is named without its password, with a hint and the cause", async () => {
+    const { url } = await pg$.createDatabase();
+    const missing = `${url.replace("postgres@", "postgres:hunter2-secret@")}_nope`;
+    const refused = (await store(missing)
+      .open()
+      .catch((error: unknown) => error)) as Error & { code: string; hint: string; cause: unknown };
+    expect(refused.code).toBe("store_open_failed");
+    const shown = `${url.replace("postgres@", "postgres:[redacted]@")}_nope`;
+    const name = shown.slice(shown.lastIndexOf("/") + 1);
+    expect(refused.message).toBe(
+      `PostgreSQL ${shown} could not be opened: database "${name}" does not exist. Check the connection string, the role's rights and the database.`,
+    );
+    expect(refused.hint).toBe("Check the connection string, the role's rights and the database.");
+    expect((refused.cause as { code?: string }).code).toBe("3D000");
   });
 
   it("a pool it is given stays the caller's: open after close, and named as given in messages", async () => {
