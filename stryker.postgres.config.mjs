@@ -6,6 +6,11 @@ import base from "./stryker.config.mjs";
 export default {
   ...base,
   vitest: { configFile: "stryker.postgres.vitest.config.ts", related: false },
-  mutate: ["src/sync/stores/postgres.ts", "src/sync/stores/pg-connection.ts"],
+  // Every store file whose code only runs against a server; stryker.config.mjs leaves them out.
+  mutate: [
+    "src/sync/stores/postgres*.ts",
+    "src/sync/stores/pg-*.ts",
+    "src/sync/stores/order-postgres.ts",
+  ],
   htmlReporter: { fileName: "reports/mutation/postgres.html" },
 };

@@ -24,8 +24,9 @@ fi
 for file in "${files[@]}"; do
   echo "mutate-changed: $file"
   case "$file" in
-    # The PostgreSQL store is tested against a real server, started once for the run.
-    src/sync/stores/postgres.ts | src/sync/stores/pg-connection.ts)
+    # The PostgreSQL store's files are tested against a real server, started once for the run
+    # (the same globs as the mutate list of stryker.postgres.config.mjs).
+    src/sync/stores/postgres*.ts | src/sync/stores/pg-*.ts | src/sync/stores/order-postgres.ts)
       npx --no stryker run stryker.postgres.config.mjs --mutate "$file" ;;
     *) npx --no stryker run --mutate "$file" ;;
   esac

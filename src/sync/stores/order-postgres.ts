@@ -1,5 +1,5 @@
 import type { StoredOrder, StoreOrderQuery } from "../types";
-import { externalIdsMoved, externalIdsOf, orderFilter, typedColumns } from "./order-columns";
+import { externalIdsOf, orderFilter, typedColumns } from "./order-columns";
 import type { PgResult } from "./pg-connection";
 import { type OrderRow, rowToOrder } from "./rows";
 
@@ -28,23 +28,6 @@ export async function queryOrdersPostgres(
     [...values, query.limit],
   );
   return (rows as OrderRow[]).map(rowToOrder);
-}
-
-/** Keeps the order's external ids in step with its lines, in the commit's transaction. */
-export async function writeExternalIdsPostgres(
-  client: Queryable,
-  table: string,
-  current: StoredOrder | undefined,
-  next: StoredOrder,
-): Promise<void> {
-  if (!externalIdsMoved(current?.items, next.items)) return;
-  await client.query(`DELETE FROM ${table} WHERE order_number = $1`, [next.orderNumber]);
-  const ids = externalIdsOf(next.items);
-  if (ids.length === 0) return;
-  await client.query(
-    `INSERT INTO ${table} (external_id, order_number) SELECT unnest($1::text[]), $2`,
-    [ids, next.orderNumber],
-  );
 }
 
 /**

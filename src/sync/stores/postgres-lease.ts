@@ -134,7 +134,10 @@ export class LeaseSessions {
         name,
       ]);
       const current = (rows[0] as { holder: string } | undefined)?.holder;
-      // A holder of this host whose process is gone (or a closed mirror of this one).
+      // A holder of this host whose process is gone (or a closed mirror of this one). A refused
+      // row is never this holder's, and holderIsDead is false for no name: the first two tests
+      // only narrow the type.
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, see above
       if (current !== undefined && current !== holder && holderIsDead(current))
         taken = await upsert(current);
     }
@@ -185,7 +188,9 @@ export class LeaseSessions {
         return;
       }
     }
+    // Stryker disable next-line BooleanLiteral: equivalent, never used once given back
     session.locked = false;
+    // Stryker disable next-line BooleanLiteral: equivalent, never used once given back
     session.returned = true;
     session.client.release();
     session.client.removeListener("error", session.onError);
