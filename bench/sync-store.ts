@@ -319,11 +319,10 @@ function childScript(): Promise<string> {
 async function child<T>(args: string[], env: Record<string, string> = {}): Promise<T> {
   const script = await childScript();
   return new Promise((resolvePromise, reject) => {
-    const proc = spawn(
-      process.execPath,
-      ["--expose-gc", script, ...args],
-      { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"] },
-    );
+    const proc = spawn(process.execPath, ["--expose-gc", script, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     let out = "";
     proc.stdout.on("data", (chunk) => {
       out += chunk;
