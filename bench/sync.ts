@@ -20,6 +20,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { type Clock, PartnerOrders } from "partner-orders";
 import {
   type Change,
@@ -413,8 +414,7 @@ const chaos = await runChaos({
 });
 const wrong = missedOrRepeated(chaos);
 const mismatched = chaos.compared.filter(
-  (c) =>
-    JSON.stringify(c.mirrored) !== JSON.stringify({ ...(c.served as object), unresolvable: false }),
+  (c) => !isDeepStrictEqual(c.mirrored, { ...(c.served as object), unresolvable: false }),
 ).length;
 const repeatedIds = chaos.consumed.length - new Set(chaos.consumed).size;
 progress(`throughput: first sync of ${THROUGHPUT} orders over loopback HTTP`);
@@ -456,8 +456,7 @@ const fleetChaos = await onDatabase((postgresUrl) =>
 await postgres.stop();
 const fleetWrong = missedOrRepeated(fleetChaos);
 const fleetMismatched = fleetChaos.compared.filter(
-  (c) =>
-    JSON.stringify(c.mirrored) !== JSON.stringify({ ...(c.served as object), unresolvable: false }),
+  (c) => !isDeepStrictEqual(c.mirrored, { ...(c.served as object), unresolvable: false }),
 ).length;
 const fleetRepeatedIds = fleetChaos.consumed.length - new Set(fleetChaos.consumed).size;
 const fleetRatio = three.perDay / one.perDay;
