@@ -188,6 +188,8 @@ export interface PostgresHarness {
    * these tests inject), ended before its database is dropped.
    */
   connect(url: string): Promise<pg.Client>;
+  /** Runs `close` after the current test (or file), before the databases made earlier are dropped. */
+  closeAfter(close: () => unknown): void;
 }
 
 /**
@@ -237,6 +239,9 @@ export function usePostgres(): PostgresHarness {
       (inTest ? perTest : perFile).push(() => client.end().catch(() => undefined));
       await client.connect();
       return client;
+    },
+    closeAfter(close) {
+      (inTest ? perTest : perFile).push(async () => close());
     },
   };
 }

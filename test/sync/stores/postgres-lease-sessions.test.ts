@@ -1,6 +1,6 @@
 import { type PgPoolLike, postgresStore } from "partner-orders/sync";
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { newHolder, retireHolder } from "../../../src/sync/holder";
 import { postgresAvailable, usePostgres } from "../../support/postgres.js";
 
@@ -16,10 +16,6 @@ const LEASE = 60_000;
 
 describe.runIf(available)("the sweep lease's session on PostgreSQL", () => {
   const pg$ = usePostgres();
-  const closers: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  });
 
   let admin: pg.Client;
   let url: string;
@@ -50,12 +46,12 @@ describe.runIf(available)("the sweep lease's session on PostgreSQL", () => {
       }) as unknown as typeof client.query;
     });
     pool.on("release", (_error, client) => released.push(client));
-    closers.push(() => pool.end());
+    pg$.closeAfter(() => pool.end());
     const store = postgresStore(pool as unknown as PgPoolLike);
-    closers.push(() => store.close());
+    pg$.closeAfter(() => store.close());
     await store.open();
     const holder = newHolder();
-    closers.push(async () => retireHolder(holder));
+    pg$.closeAfter(async () => retireHolder(holder));
     statements.splice(0);
     return { pool, store, holder, before, released, ran: () => statements.splice(0) };
   }

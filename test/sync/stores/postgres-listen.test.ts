@@ -1,6 +1,6 @@
 import { type MirrorStore, type PgPoolLike, postgresStore } from "partner-orders/sync";
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ConsumerGroupStore } from "../../../src/sync/consume-types";
 import { postgresAvailable, usePostgres } from "../../support/postgres.js";
 import { record } from "./support.js";
@@ -16,10 +16,6 @@ type Store = MirrorStore & ConsumerGroupStore;
 
 describe.runIf(available)("change notifications on PostgreSQL", () => {
   const pg$ = usePostgres();
-  const closers: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  });
 
   let admin: pg.Client;
   let url: string;
@@ -51,9 +47,9 @@ describe.runIf(available)("change notifications on PostgreSQL", () => {
         return query(...args);
       }) as unknown as typeof client.query;
     });
-    closers.push(() => pool.end());
+    pg$.closeAfter(() => pool.end());
     const store = postgresStore(pool as unknown as PgPoolLike, options) as Store;
-    closers.push(() => store.close());
+    pg$.closeAfter(() => store.close());
     return { pool, store, released, hooks };
   }
 

@@ -5,7 +5,7 @@ import {
   SchemaVersionError,
 } from "partner-orders/sync";
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PartnerOrdersError } from "../../../src/core/errors";
 import { lockKey } from "../../../src/sync/stores/postgres-schema";
 import { postgresAvailable, usePostgres } from "../../support/postgres.js";
@@ -30,19 +30,15 @@ describe("postgresStore's arguments", () => {
 
 describe.runIf(available)("the PostgreSQL store's calls", () => {
   const pg$ = usePostgres();
-  const closers: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  });
   function store(...args: Parameters<typeof postgresStore>): MirrorStore {
     const made = postgresStore(...args);
-    closers.push(() => made.close());
+    pg$.closeAfter(() => made.close());
     return made;
   }
   function poolOf(url: string): pg.Pool {
     const pool = new pg.Pool({ connectionString: url });
     pool.on("error", () => undefined);
-    closers.push(() => pool.end());
+    pg$.closeAfter(() => pool.end());
     return pool;
   }
 

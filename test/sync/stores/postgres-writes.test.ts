@@ -1,6 +1,6 @@
 import { type PgPoolLike, postgresStore } from "partner-orders/sync";
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { decide } from "../../../src/sync/diff";
 import type { OrderCommit } from "../../../src/sync/types";
 import { postgresAvailable, usePostgres } from "../../support/postgres.js";
@@ -42,10 +42,6 @@ const commitOf = (n: number, status = "Open"): OrderCommit => ({
 
 describe.runIf(available)("page writes on PostgreSQL", () => {
   const pg$ = usePostgres();
-  const closers: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  });
 
   /**
    * A store on a new database through a pool of this test's, which notes every statement its
@@ -63,9 +59,9 @@ describe.runIf(available)("page writes on PostgreSQL", () => {
         return query(...args);
       }) as typeof client.query;
     });
-    closers.push(() => pool.end());
+    pg$.closeAfter(() => pool.end());
     const store = postgresStore(pool as unknown as PgPoolLike);
-    closers.push(() => store.close());
+    pg$.closeAfter(() => store.close());
     await store.open();
     const admin = await pg$.connect(database.url);
     /** The statements run since the last call. */

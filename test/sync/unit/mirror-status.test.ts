@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { newHolder, retireHolder } from "../../../src/sync/holder";
 import type { NewChange, StoredOrder } from "../../../src/sync/types";
 import { createSandboxClock } from "../../../src/testing/clock";
+import { noWebhooks } from "../../support/fixtures";
 
 /** status() on a store filled by hand: every figure is known in advance. */
 const NOW = Date.UTC(2026, 2, 1, 12, 0, 0);
@@ -57,20 +58,6 @@ async function mirrorOn(fill: (store: MirrorStore) => Promise<void>): Promise<Or
   return mirror;
 }
 
-/** What status() says of polling on a store that never received a webhook. */
-const NO_WEBHOOKS = {
-  webhookHealth: {
-    state: "unknown",
-    reason: null,
-    lastEventAt: null,
-    eventsPerHour: null,
-    silenceLimitMs: null,
-    lastUnannounced: null,
-  },
-  pollIntervalMs: 300_000,
-  pollPolicy: "adaptive",
-};
-
 describe("status", () => {
   it("an empty store: nothing due, no sweep, no consumers", async () => {
     const mirror = await mirrorOn(async () => {});
@@ -85,7 +72,7 @@ describe("status", () => {
       consumers: [],
       schemaVersion: MIRROR_SCHEMA_VERSION,
       account: null,
-      ...NO_WEBHOOKS,
+      ...noWebhooks,
     });
   });
 
@@ -131,7 +118,7 @@ describe("status", () => {
       ],
       schemaVersion: MIRROR_SCHEMA_VERSION,
       account: null,
-      ...NO_WEBHOOKS,
+      ...noWebhooks,
     });
   });
 
