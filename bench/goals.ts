@@ -154,10 +154,11 @@ export interface ImportFigures {
 }
 
 /**
- * Cold start: `node -e "import(...)"` against `node -e ""`, interleaved, median of `rounds`.
- * The difference is what importing the package adds to a process's start-up.
+ * Cold start: `node -e "import(...)"` against `node -e ""`, interleaved. A target's figure above
+ * bare node is the median over rounds of its time less bare node's in the same round, so a burst of
+ * load falls on both sides of a difference rather than on one median.
  */
-export function coldImport(entry: string, rounds = 15): ImportFigures[] {
+export function coldImport(entry: string, rounds = 31): ImportFigures[] {
   const targets: { label: string; code: string }[] = [
     { label: "bare node", code: "" },
     { label: "decimal.js", code: "import('decimal.js')" },
@@ -166,7 +167,10 @@ export function coldImport(entry: string, rounds = 15): ImportFigures[] {
   ];
   const times = new Map<string, number[]>(targets.map((t) => [t.label, []]));
   for (let round = -2; round < rounds; round++) {
-    for (const target of targets) {
+    // Each round in another order, so no target always runs right after bare node.
+    const turn =
+      round < 0 ? targets : [...targets.slice(round % 4), ...targets.slice(0, round % 4)];
+    for (const target of turn) {
       const started = performance.now();
       const result = spawnSync(process.execPath, ["-e", target.code], { cwd: root });
       const ms = performance.now() - started;
@@ -175,10 +179,14 @@ export function coldImport(entry: string, rounds = 15): ImportFigures[] {
       if (round >= 0) times.get(target.label)?.push(ms);
     }
   }
-  const bare = median(times.get("bare node") ?? []);
+  const bare = times.get("bare node") ?? [];
   return targets.map(({ label }) => {
-    const m = median(times.get(label) ?? []);
-    return { label, medianMs: m, aboveBareMs: m - bare };
+    const own = times.get(label) ?? [];
+    return {
+      label,
+      medianMs: median(own),
+      aboveBareMs: median(own.map((ms, i) => ms - (bare[i] as number))),
+    };
   });
 }
 
