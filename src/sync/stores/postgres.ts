@@ -170,13 +170,19 @@ export function postgresStore(
       // Safe to run twice: a claim whose answer was lost holds its orders until `holdUntil`, when
       // they come due again.
       const { rows } = await q(
-        `UPDATE ${t.orders} SET next_poll_at = $3 WHERE order_number IN (
-           SELECT order_number FROM ${t.orders} WHERE next_poll_at IS NOT NULL AND next_poll_at <= $1
-           ORDER BY next_poll_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-         RETURNING order_number`,
+        `WITH due AS (
+           SELECT order_number, next_poll_at FROM ${t.orders}
+           WHERE next_poll_at IS NOT NULL AND next_poll_at <= $1
+           ORDER BY next_poll_at, order_number LIMIT $2 FOR UPDATE SKIP LOCKED)
+         UPDATE ${t.orders} o SET next_poll_at = $3 FROM due WHERE o.order_number = due.order_number
+         RETURNING o.order_number, due.next_poll_at AS was`,
         [epochMs, limit, holdUntil],
       );
-      return (rows as { order_number: string }[]).map((r) => Number(r.order_number));
+      // RETURNING keeps no order of its own: soonest first, as SQLite's answer comes.
+      return (rows as { order_number: string; was: string }[])
+        .map((r) => ({ n: Number(r.order_number), was: Number(r.was) }))
+        .sort((a, b) => a.was - b.was || a.n - b.n)
+        .map((r) => r.n);
     },
     lease: (leaseName, holder, now, expiresAt) => leases.take(leaseName, holder, now, expiresAt),
     async leaseHolder(leaseName) {

@@ -147,7 +147,7 @@ export function sqliteStore(path: string): MirrorStore {
     async claimDue(epochMs, limit, holdUntil) {
       return write(() => {
         const rows = sql(
-          "SELECT order_number FROM po_orders WHERE next_poll_at IS NOT NULL AND next_poll_at <= ? ORDER BY next_poll_at LIMIT ?",
+          "SELECT order_number FROM po_orders WHERE next_poll_at IS NOT NULL AND next_poll_at <= ? ORDER BY next_poll_at, order_number LIMIT ?",
         ).all(epochMs, limit) as { order_number: number }[];
         const hold = sql("UPDATE po_orders SET next_poll_at = ? WHERE order_number = ?");
         for (const row of rows) hold.run(holdUntil, row.order_number);

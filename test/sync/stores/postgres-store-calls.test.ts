@@ -196,14 +196,32 @@ describe.runIf(available)("the PostgreSQL store's calls", () => {
     await at(4, NOW + 1);
     await at(5, null);
     await at(6, NOW - 2);
-    // The three soonest (the answer's order is the statement's own).
-    expect((await s.claimDue(NOW, 3, NOW + 500)).sort()).toEqual([1, 2, 6]);
+    await at(7, NOW - 2);
+    // The three soonest, soonest first (a tie by order number).
+    expect(await s.claimDue(NOW, 3, NOW + 500)).toEqual([2, 6, 7]);
     expect((await s.get(2))?.nextPollAt).toBe(NOW + 500);
     expect((await s.get(3))?.nextPollAt).toBe(NOW);
-    expect(await s.claimDue(NOW, 10, NOW + 500)).toEqual([3]);
+    expect(await s.claimDue(NOW, 10, NOW + 500)).toEqual([1, 3]);
     expect(await s.claimDue(NOW, 10, NOW + 500)).toEqual([]);
     expect(await s.nextDue()).toBe(NOW + 1);
     expect((await s.get(5))?.nextPollAt).toBeNull();
+  });
+
+  it("claimDue answers soonest first however the rows lie", async () => {
+    const { url } = await pg$.createDatabase();
+    const s = store(url);
+    await s.open();
+    // Stored in an order unrelated to when each comes due (a multiplicative shuffle of 1..300).
+    for (let n = 1; n <= 300; n++) {
+      const due = NOW - ((n * 7919) % 300) * 1000;
+      await s.commit(n, () => ({ next: row(n, { nextPollAt: due }), changes: [] }));
+    }
+    const claimed = await s.claimDue(NOW, 120, NOW + 500);
+    const dueOf = (n: number) => NOW - ((n * 7919) % 300) * 1000;
+    expect(claimed).toHaveLength(120);
+    expect(claimed.map(dueOf)).toEqual(claimed.map(dueOf).sort((a, b) => a - b));
+    // The 120 soonest: due 299 s down to 180 s before now.
+    expect(Math.max(...claimed.map(dueOf))).toBe(NOW - 180_000);
   });
 
   it("unseen lists orders a sweep did not see (unresolvable ones aside); markSeen marks them", async () => {

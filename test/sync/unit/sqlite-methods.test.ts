@@ -142,10 +142,12 @@ describe("sqliteStore", () => {
     await put(s, row(3, { nextPollAt: 200 }));
     await put(s, row(4, { nextPollAt: 401 }));
     await put(s, row(5, { nextPollAt: null }));
-    expect(await s.claimDue(400, 2, 1000)).toEqual([2, 3]);
+    await put(s, row(0, { nextPollAt: 200 }));
+    // A tie goes to the lower order number.
+    expect(await s.claimDue(400, 2, 1000)).toEqual([2, 0]);
     expect((await s.get(2))?.nextPollAt).toBe(1000);
     expect((await s.get(1))?.nextPollAt).toBe(300);
-    expect(await s.claimDue(400, 10, 1000)).toEqual([1]);
+    expect(await s.claimDue(400, 10, 1000)).toEqual([3, 1]);
     expect(await s.claimDue(400, 10, 1000)).toEqual([]);
     expect((await s.get(5))?.nextPollAt).toBeNull();
     expect(await s.nextDue()).toBe(401);
