@@ -114,10 +114,12 @@ const SHIPPING_FIELDS = ["shippedOn", "trackingNumbers", "packages", "manualTrac
  * @throws {PartnerOrdersError} when an order to store carries no usable `siteId` (nothing stored).
  */
 export function decide(current: StoredOrder | undefined, seen: Observation): Commit | undefined {
-  const base = { orderNumber: seen.orderNumber, observedAt: seen.observedAt, cause: seen.cause };
+  const { orderNumber, observedAt, cause } = seen;
   const changes: NewChange[] = [];
+  // The common fields first, then the change's own, in that order (its payload's text follows it).
+  // Assigned onto a fresh literal: a second spread into one literal cost V8 a slow copy per change.
   const push = (siteId: number, change: Row) =>
-    changes.push({ ...base, siteId, ...change } as NewChange);
+    changes.push(Object.assign({ orderNumber, observedAt, cause, siteId }, change) as NewChange);
 
   if (seen.order === "gone") {
     // Errors rule 4: a 404 is not proof the order is gone. Keep it, flag it once.

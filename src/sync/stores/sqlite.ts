@@ -82,6 +82,10 @@ export function sqliteStore(path: string): MirrorStore {
           // processes read while the writer writes.
           database.pragma("journal_mode = WAL");
           database.pragma("synchronous = NORMAL");
+          // better-sqlite3 raises SQLite's page cache to 16 MB, which a first sync fills with pages
+          // it has written and never reads again (a tenth of its peak memory); SQLite's own 2 MB
+          // holds the pages its writes come back to, and the file is in the system's cache besides.
+          database.pragma("cache_size = -2000");
         }
         database.pragma("busy_timeout = 5000");
         await prepareSchemaSqlite(database, where);

@@ -46,6 +46,19 @@ describe("decide: an order read for the first time", () => {
     });
   });
 
+  it("gives each change the common fields first, then its own, in that order", () => {
+    const commit = decide(
+      undefined,
+      seen({ order: order(), items: [{ itemNumber: 1, cancelled: true }], shipments: [] }),
+    );
+    expect(commit?.changes.map((c) => Object.keys(c))).toEqual([
+      ["orderNumber", "observedAt", "cause", "siteId", "type", "order"],
+      ["orderNumber", "observedAt", "cause", "siteId", "type", "item"],
+      ["orderNumber", "observedAt", "cause", "siteId", "type", "item"],
+    ]);
+    expect(Object.getPrototypeOf(commit?.changes[0])).toBe(Object.prototype);
+  });
+
   it("is not stored from its items or shipments alone: it is read whole first", () => {
     expect(decide(undefined, seen({ items: [{ itemNumber: 1 }] }))).toBeUndefined();
     expect(decide(undefined, seen({ shipments: [{ shipmentNumber: 1 }] }))).toBeUndefined();

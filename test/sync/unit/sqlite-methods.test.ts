@@ -92,6 +92,16 @@ describe("sqliteStore", () => {
     expect(await s.lastChangeId()).toBe(2);
   });
 
+  it("gives back each change as decided, a copy with its id and snapshot flag last", async () => {
+    const s = await store();
+    const given = [added(1), { ...added(1), type: "item.added", item: { itemNumber: 2 } }];
+    const [first, second] = await put(s, row(1), given as NewChange[]);
+    expect(Object.keys(first ?? {})).toEqual([...Object.keys(added(1)), "id", "snapshot"]);
+    expect(second).toStrictEqual({ ...given[1], id: 2, snapshot: true });
+    expect(second).not.toBe(given[1]);
+    expect(given[1]).not.toHaveProperty("id");
+  });
+
   it("hands decide the stored order, and writes nothing when decide declines", async () => {
     const s = await store();
     const seen: unknown[] = [];
