@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SpanStatusCode } from "@opentelemetry/api";
 import { OrderMirror, sqliteStore } from "partner-orders/sync";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { quiet } from "../support/logger";
 import { named, parentOf, points, type Served, served, type Telemetry, telemetry } from "./support";
 
@@ -75,6 +75,24 @@ describe("the mirror's traces", () => {
     const [pass] = named(t.spans, "partner-orders sync");
     expect(pass?.status.code).toBe(SpanStatusCode.ERROR);
     expect(pass?.attributes["error.type"]).toBeTypeOf("string");
+  });
+});
+
+describe("the passes of run()", () => {
+  it("each pass is a span saying what the sweep did: swept, then not due while a sweep is recent", async () => {
+    const first = new AbortController();
+    await mirror.run({ signal: first.signal, onPass: () => first.abort() });
+    expect(named(t.spans, "partner-orders sync").map((p) => p.attributes)).toEqual([
+      { "partner_orders.sweep.outcome": "swept" },
+    ]);
+    const again = new AbortController();
+    const running = mirror.run({ signal: again.signal });
+    await vi.waitFor(() => expect(named(t.spans, "partner-orders sync")).toHaveLength(2));
+    again.abort();
+    await running;
+    expect(named(t.spans, "partner-orders sync")[1]?.attributes).toEqual({
+      "partner_orders.sweep.outcome": "not-due",
+    });
   });
 });
 
