@@ -172,3 +172,114 @@ describe("the mirror's metrics", () => {
     expect(points(metrics.get("partner_orders.mirror.orders.open"))).toEqual([]);
   });
 });
+
+describe("the mirror's instruments", () => {
+  it("each has its unit and description", async () => {
+    await mirror.sync();
+    for await (const _ of mirror.changes({ consumer: "billing" })) break;
+    const metrics = await t.metrics();
+    const described = (name: string) => {
+      const d = metrics.get(name)?.descriptor;
+      return [d?.unit, d?.description];
+    };
+    expect(
+      Object.fromEntries(
+        [
+          "changes",
+          "orders.open",
+          "orders.due",
+          "orders.due.lag",
+          "orders.invalid",
+          "consumer.lag",
+          "consumer.lag.age",
+          "poll.interval",
+          "webhook.health",
+        ].map((name) => [name, described(`partner_orders.mirror.${name}`)]),
+      ),
+    ).toEqual({
+      changes: ["{change}", "Changes the mirror wrote, by type and cause."],
+      "orders.open": ["{order}", "Open orders mirrored."],
+      "orders.due": ["{order}", "Open orders due for a poll."],
+      "orders.due.lag": ["s", "How late the oldest due order's poll is."],
+      "orders.invalid": ["{order}", "Orders kept out as invalid."],
+      "consumer.lag": ["{change}", "Changes a named consumer has not finished."],
+      "consumer.lag.age": [
+        "s",
+        "How long ago the oldest change a named consumer has not finished was observed.",
+      ],
+      "poll.interval": ["s", "The longest an open order now waits between polls."],
+      "webhook.health": [
+        "1",
+        "Webhook health as the mirror believes it: 1 for the state it is in, 0 for the others.",
+      ],
+    });
+    const changes = points(metrics.get("partner_orders.mirror.changes"));
+    expect(changes.length).toBeGreaterThan(0);
+    for (const p of changes) {
+      expect(p.attributes["partner_orders.change.cause"]).toBe("sweep");
+    }
+  });
+
+  it("a mirror made and used at once, while the client still looks for OpenTelemetry, is traced and measured", async () => {
+    await mirror.close();
+    const now = new OrderMirror({
+      client: s.client(),
+      store: sqliteStore(join(dir, "at-once.db")),
+      clock: s.sandbox.clock,
+      logger: quiet,
+      siteIds: [s.sandbox.fixtures.sites.notProvisioned],
+    });
+    try {
+      await now.sync();
+      expect(named(t.spans, "partner-orders sync")).toHaveLength(1);
+      const open = points((await t.metrics()).get("partner_orders.mirror.orders.open"));
+      const { openOrders } = await now.status();
+      expect(openOrders).toBeGreaterThan(0);
+      expect(open.map((p) => p.value)).toEqual([openOrders]);
+    } finally {
+      await now.close();
+    }
+  });
+
+  it("a mirror made on a client that found OpenTelemetry already is measured too", async () => {
+    const client = s.client();
+    await client.me();
+    const later = new OrderMirror({
+      client,
+      store: sqliteStore(join(dir, "later.db")),
+      clock: s.sandbox.clock,
+      logger: quiet,
+      siteIds: [s.sandbox.fixtures.sites.notProvisioned],
+    });
+    try {
+      await mirror.close();
+      await later.sync();
+      expect(named(t.spans, "partner-orders sync")).toHaveLength(1);
+      const open = points((await t.metrics()).get("partner_orders.mirror.orders.open"));
+      const { openOrders } = await later.status();
+      expect(openOrders).toBeGreaterThan(0);
+      expect(open.map((p) => p.value)).toEqual([openOrders]);
+    } finally {
+      await later.close();
+    }
+  });
+
+  it("with telemetry: false a mirror records nothing and still syncs", async () => {
+    await mirror.close();
+    const off = new OrderMirror({
+      client: s.client({ telemetry: false }),
+      store: sqliteStore(join(dir, "off.db")),
+      clock: s.sandbox.clock,
+      logger: quiet,
+      siteIds: [s.sandbox.fixtures.sites.notProvisioned],
+    });
+    try {
+      const report = await off.sync();
+      expect(report.ordersAdded).toBeGreaterThan(0);
+      expect(t.spans.getFinishedSpans()).toEqual([]);
+      expect(points((await t.metrics()).get("partner_orders.mirror.orders.open"))).toEqual([]);
+    } finally {
+      await off.close();
+    }
+  });
+});
