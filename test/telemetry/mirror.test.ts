@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SpanStatusCode } from "@opentelemetry/api";
-import { OrderMirror, sqliteStore } from "partner-orders/sync";
+import { type MirrorStore, OrderMirror, sqliteStore } from "partner-orders/sync";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { quiet } from "../support/logger";
 import { named, parentOf, points, type Served, served, type Telemetry, telemetry } from "./support";
@@ -11,13 +11,14 @@ let t: Telemetry;
 let s: Served;
 let dir: string;
 let mirror: OrderMirror;
+let store: MirrorStore;
 beforeEach(async () => {
   t = telemetry();
   s = await served(t, "manual");
   dir = mkdtempSync(join(tmpdir(), "otel-mirror-"));
   mirror = new OrderMirror({
     client: s.client(),
-    store: sqliteStore(join(dir, "orders.db")),
+    store: (store = sqliteStore(join(dir, "orders.db"))),
     clock: s.sandbox.clock,
     logger: quiet,
     // A site of a few orders: a pass of the whole account takes seconds, and proves no more here.
@@ -279,6 +280,72 @@ describe("the mirror's instruments", () => {
       expect(t.spans.getFinishedSpans()).toEqual([]);
       expect(points((await t.metrics()).get("partner_orders.mirror.orders.open"))).toEqual([]);
     } finally {
+      await off.close();
+    }
+  });
+
+  it("a store that cannot be read at a collection gives no values and no error; the next one reads again", async () => {
+    await mirror.sync();
+    const { openOrders } = await mirror.status();
+    const open = async () =>
+      points((await t.metrics()).get("partner_orders.mirror.orders.open")).map((p) => p.value);
+    const reads = store.info.bind(store);
+    store.info = () => Promise.reject(new Error("database is locked"));
+    expect(await open()).toEqual([]);
+    expect(t.errors).toEqual([]);
+    store.info = reads;
+    expect(await open()).toEqual([openOrders]);
+  });
+
+  it("a client with a tracer provider only: passes and reads are traced, nothing is measured", async () => {
+    await mirror.close();
+    const traced = new OrderMirror({
+      client: s.client({ telemetry: { tracerProvider: t.tracerProvider } }),
+      store: sqliteStore(join(dir, "traced.db")),
+      clock: s.sandbox.clock,
+      logger: quiet,
+      siteIds: [s.sandbox.fixtures.sites.notProvisioned],
+    });
+    try {
+      const report = await traced.sync();
+      expect(report.ordersAdded).toBeGreaterThan(0);
+      const reads = named(t.spans, "partner-orders read order");
+      expect(reads).toHaveLength(report.ordersAdded);
+      expect(reads.every((r) => Number(r.attributes["partner_orders.changes"]) > 0)).toBe(true);
+      const mirrorMetrics = [...(await t.metrics()).keys()].filter((name) =>
+        name.startsWith("partner_orders.mirror."),
+      );
+      expect(mirrorMetrics).toEqual([]);
+    } finally {
+      await traced.close();
+    }
+  });
+
+  it("a tracer provider that throws costs the traces and metrics, never an error", async () => {
+    await mirror.close();
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", note);
+    const broken = {
+      getTracer() {
+        throw new Error("no tracer today");
+      },
+    };
+    const off = new OrderMirror({
+      client: s.client({ telemetry: { tracerProvider: broken as never } }),
+      store: sqliteStore(join(dir, "broken.db")),
+      clock: s.sandbox.clock,
+      logger: quiet,
+      siteIds: [s.sandbox.fixtures.sites.notProvisioned],
+    });
+    try {
+      const report = await off.sync();
+      expect(report.ordersAdded).toBeGreaterThan(0);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+      expect(t.spans.getFinishedSpans()).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", note);
       await off.close();
     }
   });
