@@ -16,9 +16,10 @@ beforeEach(async () => {
   t = telemetry();
   s = await served(t, "manual");
   dir = mkdtempSync(join(tmpdir(), "otel-mirror-"));
+  store = sqliteStore(join(dir, "orders.db"));
   mirror = new OrderMirror({
     client: s.client(),
-    store: (store = sqliteStore(join(dir, "orders.db"))),
+    store,
     clock: s.sandbox.clock,
     logger: quiet,
     // A site of a few orders: a pass of the whole account takes seconds, and proves no more here.
