@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SpanStatusCode } from "@opentelemetry/api";
-import { OrderMirror, sqliteStore } from "partner-orders/sync";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type MirrorStore, OrderMirror, sqliteStore } from "partner-orders/sync";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { quiet } from "../support/logger";
 import { named, parentOf, points, type Served, served, type Telemetry, telemetry } from "./support";
 
@@ -11,13 +11,15 @@ let t: Telemetry;
 let s: Served;
 let dir: string;
 let mirror: OrderMirror;
+let store: MirrorStore;
 beforeEach(async () => {
   t = telemetry();
   s = await served(t, "manual");
   dir = mkdtempSync(join(tmpdir(), "otel-mirror-"));
+  store = sqliteStore(join(dir, "orders.db"));
   mirror = new OrderMirror({
     client: s.client(),
-    store: sqliteStore(join(dir, "orders.db")),
+    store,
     clock: s.sandbox.clock,
     logger: quiet,
     // A site of a few orders: a pass of the whole account takes seconds, and proves no more here.
@@ -75,6 +77,24 @@ describe("the mirror's traces", () => {
     const [pass] = named(t.spans, "partner-orders sync");
     expect(pass?.status.code).toBe(SpanStatusCode.ERROR);
     expect(pass?.attributes["error.type"]).toBeTypeOf("string");
+  });
+});
+
+describe("the passes of run()", () => {
+  it("each pass is a span saying what the sweep did: swept, then not due while a sweep is recent", async () => {
+    const first = new AbortController();
+    await mirror.run({ signal: first.signal, onPass: () => first.abort() });
+    expect(named(t.spans, "partner-orders sync").map((p) => p.attributes)).toEqual([
+      { "partner_orders.sweep.outcome": "swept" },
+    ]);
+    const again = new AbortController();
+    const running = mirror.run({ signal: again.signal });
+    await vi.waitFor(() => expect(named(t.spans, "partner-orders sync")).toHaveLength(2));
+    again.abort();
+    await running;
+    expect(named(t.spans, "partner-orders sync")[1]?.attributes).toEqual({
+      "partner_orders.sweep.outcome": "not-due",
+    });
   });
 });
 
@@ -152,5 +172,182 @@ describe("the mirror's metrics", () => {
     await mirror.close();
     const metrics = await t.metrics();
     expect(points(metrics.get("partner_orders.mirror.orders.open"))).toEqual([]);
+  });
+});
+
+describe("the mirror's instruments", () => {
+  it("each has its unit and description", async () => {
+    await mirror.sync();
+    for await (const _ of mirror.changes({ consumer: "billing" })) break;
+    const metrics = await t.metrics();
+    const described = (name: string) => {
+      const d = metrics.get(name)?.descriptor;
+      return [d?.unit, d?.description];
+    };
+    expect(
+      Object.fromEntries(
+        [
+          "changes",
+          "orders.open",
+          "orders.due",
+          "orders.due.lag",
+          "orders.invalid",
+          "consumer.lag",
+          "consumer.lag.age",
+          "poll.interval",
+          "webhook.health",
+        ].map((name) => [name, described(`partner_orders.mirror.${name}`)]),
+      ),
+    ).toEqual({
+      changes: ["{change}", "Changes the mirror wrote, by type and cause."],
+      "orders.open": ["{order}", "Open orders mirrored."],
+      "orders.due": ["{order}", "Open orders due for a poll."],
+      "orders.due.lag": ["s", "How late the oldest due order's poll is."],
+      "orders.invalid": ["{order}", "Orders kept out as invalid."],
+      "consumer.lag": ["{change}", "Changes a named consumer has not finished."],
+      "consumer.lag.age": [
+        "s",
+        "How long ago the oldest change a named consumer has not finished was observed.",
+      ],
+      "poll.interval": ["s", "The longest an open order now waits between polls."],
+      "webhook.health": [
+        "1",
+        "Webhook health as the mirror believes it: 1 for the state it is in, 0 for the others.",
+      ],
+    });
+    const changes = points(metrics.get("partner_orders.mirror.changes"));
+    expect(changes.length).toBeGreaterThan(0);
+    for (const p of changes) {
+      expect(p.attributes["partner_orders.change.cause"]).toBe("sweep");
+    }
+  });
+
+  it("a mirror made and used at once, while the client still looks for OpenTelemetry, is traced and measured", async () => {
+    await mirror.close();
+    const now = new OrderMirror({
+      client: s.client(),
+      store: sqliteStore(join(dir, "at-once.db")),
+      clock: s.sandbox.clock,
+      logger: quiet,
+      siteIds: [s.sandbox.fixtures.sites.notProvisioned],
+    });
+    try {
+      await now.sync();
+      expect(named(t.spans, "partner-orders sync")).toHaveLength(1);
+      const open = points((await t.metrics()).get("partner_orders.mirror.orders.open"));
+      const { openOrders } = await now.status();
+      expect(openOrders).toBeGreaterThan(0);
+      expect(open.map((p) => p.value)).toEqual([openOrders]);
+    } finally {
+      await now.close();
+    }
+  });
+
+  it("a mirror made on a client that found OpenTelemetry already is measured too", async () => {
+    const client = s.client();
+    await client.me();
+    const later = new OrderMirror({
+      client,
+      store: sqliteStore(join(dir, "later.db")),
+      clock: s.sandbox.clock,
+      logger: quiet,
+      siteIds: [s.sandbox.fixtures.sites.notProvisioned],
+    });
+    try {
+      await mirror.close();
+      await later.sync();
+      expect(named(t.spans, "partner-orders sync")).toHaveLength(1);
+      const open = points((await t.metrics()).get("partner_orders.mirror.orders.open"));
+      const { openOrders } = await later.status();
+      expect(openOrders).toBeGreaterThan(0);
+      expect(open.map((p) => p.value)).toEqual([openOrders]);
+    } finally {
+      await later.close();
+    }
+  });
+
+  it("with telemetry: false a mirror records nothing and still syncs", async () => {
+    await mirror.close();
+    const off = new OrderMirror({
+      client: s.client({ telemetry: false }),
+      store: sqliteStore(join(dir, "off.db")),
+      clock: s.sandbox.clock,
+      logger: quiet,
+      siteIds: [s.sandbox.fixtures.sites.notProvisioned],
+    });
+    try {
+      const report = await off.sync();
+      expect(report.ordersAdded).toBeGreaterThan(0);
+      expect(t.spans.getFinishedSpans()).toEqual([]);
+      expect(points((await t.metrics()).get("partner_orders.mirror.orders.open"))).toEqual([]);
+    } finally {
+      await off.close();
+    }
+  });
+
+  it("a store that cannot be read at a collection gives no values and no error; the next one reads again", async () => {
+    await mirror.sync();
+    const { openOrders } = await mirror.status();
+    const open = async () =>
+      points((await t.metrics()).get("partner_orders.mirror.orders.open")).map((p) => p.value);
+    const reads = store.info.bind(store);
+    store.info = () => Promise.reject(new Error("database is locked"));
+    expect(await open()).toEqual([]);
+    expect(t.errors).toEqual([]);
+    store.info = reads;
+    expect(await open()).toEqual([openOrders]);
+  });
+
+  it("a client with a tracer provider only: passes and reads are traced, nothing is measured", async () => {
+    await mirror.close();
+    const traced = new OrderMirror({
+      client: s.client({ telemetry: { tracerProvider: t.tracerProvider } }),
+      store: sqliteStore(join(dir, "traced.db")),
+      clock: s.sandbox.clock,
+      logger: quiet,
+      siteIds: [s.sandbox.fixtures.sites.notProvisioned],
+    });
+    try {
+      const report = await traced.sync();
+      expect(report.ordersAdded).toBeGreaterThan(0);
+      const reads = named(t.spans, "partner-orders read order");
+      expect(reads).toHaveLength(report.ordersAdded);
+      expect(reads.every((r) => Number(r.attributes["partner_orders.changes"]) > 0)).toBe(true);
+      const mirrorMetrics = [...(await t.metrics()).keys()].filter((name) =>
+        name.startsWith("partner_orders.mirror."),
+      );
+      expect(mirrorMetrics).toEqual([]);
+    } finally {
+      await traced.close();
+    }
+  });
+
+  it("a tracer provider that throws costs the traces and metrics, never an error", async () => {
+    await mirror.close();
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", note);
+    const broken = {
+      getTracer() {
+        throw new Error("no tracer today");
+      },
+    };
+    const off = new OrderMirror({
+      client: s.client({ telemetry: { tracerProvider: broken as never } }),
+      store: sqliteStore(join(dir, "broken.db")),
+      clock: s.sandbox.clock,
+      logger: quiet,
+      siteIds: [s.sandbox.fixtures.sites.notProvisioned],
+    });
+    try {
+      const report = await off.sync();
+      expect(report.ordersAdded).toBeGreaterThan(0);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+      expect(t.spans.getFinishedSpans()).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", note);
+      await off.close();
+    }
   });
 });

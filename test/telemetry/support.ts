@@ -39,6 +39,8 @@ export interface Telemetry {
   meterProvider: MeterProvider;
   /** Every metric collected now, by name. */
   metrics(): Promise<Map<string, MetricData>>;
+  /** The errors the last collection met (an observable callback that failed). */
+  readonly errors: unknown[];
 }
 
 export function telemetry(): Telemetry {
@@ -48,12 +50,16 @@ export function telemetry(): Telemetry {
   });
   const reader = new TestReader();
   const meterProvider = new MeterProvider({ readers: [reader] });
+  const errors: unknown[] = [];
   return {
     spans,
     tracerProvider,
     meterProvider,
+    errors,
     async metrics() {
-      const { resourceMetrics } = await reader.collect();
+      const collected = await reader.collect();
+      errors.splice(0, errors.length, ...collected.errors);
+      const { resourceMetrics } = collected;
       const byName = new Map<string, MetricData>();
       for (const scope of resourceMetrics.scopeMetrics) {
         for (const metric of scope.metrics) byName.set(metric.descriptor.name, metric);

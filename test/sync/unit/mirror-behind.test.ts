@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { PollRounds } from "../../../src/sync/keep-up";
+import type { Reader } from "../../../src/sync/reader";
+import { sqliteStore } from "../../../src/sync/stores/sqlite";
 import { json, problem } from "../../support/fake-server";
+import { testContext } from "./context-support";
 import { type MirrorHarness, mirrorHarness, storedRow } from "./mirror-support";
 
 /**
@@ -92,5 +96,39 @@ describe("falling behind", () => {
     h.clock.stopAfter(2);
     await h.mirror.run({ signal: h.clock.signal });
     expect(behind(h)).toEqual([]);
+  });
+});
+
+describe("falling behind, round after round", () => {
+  it("is said once per interval: rounds 20 s apart warn at the first and again a whole interval later", async () => {
+    const store = sqliteStore(":memory:");
+    await store.open();
+    const ctx = testContext(store, {}, { openIntervalMs: 60 * SECOND, concurrency: 1 });
+    // Order 1 has been due for 10 minutes; each round takes 20 s and makes 2 requests without
+    // catching up (its reads were cut short, as by a sweep falling due).
+    await store.commit(1, () => ({
+      next: storedRow(1, ctx.clock.wall - 600 * SECOND),
+      changes: [],
+    }));
+    const reader = {
+      async pollDue() {
+        ctx.clock.wall += 20 * SECOND;
+        ctx.report.requests += 2;
+        return { polled: 0, failed: 0 };
+      },
+    } as unknown as Reader;
+    const rounds = new PollRounds(ctx, reader);
+    const late: number[] = [];
+    for (let round = 1; round <= 5; round++) {
+      const before = ctx.logged.length;
+      await rounds.round(() => false);
+      if (ctx.logged.length > before) late.push(round);
+    }
+    // Warned after rounds 1 and 4 (60 s apart), not after 2, 3 (20 and 40 s after) or 5.
+    expect(late).toEqual([1, 4]);
+    expect(ctx.logged.map((l) => l.message.match(/oldest due order is (\d+) s late/)?.[1])).toEqual(
+      ["620", "680"],
+    );
+    await store.close();
   });
 });
