@@ -99,6 +99,7 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
   private done = false;
   private failure: Error | undefined;
   private read = false;
+  private readText: string | undefined;
   private dropping = false;
   private waiting: { resolve(text: string): void; reject(error: Error): void } | undefined;
   private stream: ReadableStreamDefaultController<Uint8Array> | undefined;
@@ -202,10 +203,14 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
       return Promise.reject(new TypeError("Body is unusable: Body has already been read"));
     this.read = true;
     if (this.failure) return Promise.reject(this.failure);
-    if (this.done) return Promise.resolve(this.take());
-    return new Promise((resolve, reject) => {
+    const kept = (text: string) => {
+      this.readText = text;
+      return text;
+    };
+    if (this.done) return Promise.resolve(kept(this.take()));
+    return new Promise<string>((resolve, reject) => {
       this.waiting = { resolve, reject };
-    });
+    }).then(kept);
   }
 
   private take(): string {
@@ -219,7 +224,7 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
     // A web Response may not carry a body with these statuses.
     const empty = status === 204 || status === 205 || status === 304;
     if (empty || this.read || this.done) {
-      const text = this.read || empty ? null : this.take();
+      const text = empty ? null : this.read ? (this.readText ?? null) : this.take();
       if (!this.read && !this.done) this.discard();
       this.read = true;
       return new Response(text, { status, headers: this.headers() });
