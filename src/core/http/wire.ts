@@ -151,8 +151,9 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
     }
     const stream = this.stream;
     if (stream) {
+      // Not paused: a paused legacy handler was never resumed from pull() (a large stream hung).
       stream.enqueue(chunk);
-      return (stream.desiredSize ?? 0) > 0;
+      return true;
     }
     this.chunks.push(chunk);
     return true;
