@@ -205,6 +205,24 @@ describe("undiciWire on the dispatcher", () => {
     expect((await reader.read()).done).toBe(true);
   });
 
+  it("streams a body larger than the socket buffers to its end", async () => {
+    const total = 8 * 1024 * 1024;
+    const url = route((_req, res) => {
+      res.writeHead(200, { "content-length": String(total) });
+      res.end(Buffer.alloc(total, 120));
+    });
+    const response = (await get(url)).response();
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    let received = 0;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      received += value.length;
+      await turns(1);
+    }
+    expect(received).toBe(total);
+  });
+
   it("aborts the request when the streamed body is cancelled", async () => {
     const closed = deferred();
     const url = route((_req, res) => {
