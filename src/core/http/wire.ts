@@ -57,79 +57,212 @@ export async function loadUndici(): Promise<Undici | undefined> {
   }
 }
 
-/** No web streams, `Request` or `Response` unless asked for; undici.request follows no redirect. */
-export function undiciWire(undici: Undici, dispatcher: Dispatcher): Wire {
-  return async ({ method, url, headers, body, signal }) => {
-    const answer = await undici.request(url, {
-      method: method as Dispatcher.HttpMethod,
-      headers,
-      body,
-      signal,
-      dispatcher,
+/**
+ * Straight onto the dispatcher: no `undici.request` wrapper, body stream or URL parse on the REST
+ * path; web streams only when asked for (MCP). A dispatcher follows no redirect.
+ */
+export function undiciWire(_undici: Undici, dispatcher: Dispatcher): Wire {
+  return ({ method, url, headers, body, signal }) =>
+    new Promise<WireAnswer>((resolve, reject) => {
+      const slash = url.indexOf("/", url.indexOf("//") + 2);
+      const call = new Call(signal, resolve, reject);
+      try {
+        dispatcher.dispatch(
+          {
+            origin: slash < 0 ? url : url.slice(0, slash),
+            path: slash < 0 ? "/" : url.slice(slash),
+            method: method as Dispatcher.HttpMethod,
+            headers,
+            body,
+          },
+          call,
+        );
+      } catch (error) {
+        call.onError(error as Error);
+      }
     });
-    return fromUndici(answer);
-  };
 }
 
-function fromUndici(answer: Dispatcher.ResponseData): WireAnswer {
-  const { statusCode, headers: raw, body } = answer;
-  let read: string | undefined;
-  let headers: Headers | undefined;
-  const all = () => {
-    headers ??= new Headers(
-      Object.entries(raw).flatMap(([name, value]) =>
-        value === undefined
-          ? []
-          : Array.isArray(value)
-            ? value.map((v): [string, string] => [name, v])
-            : [[name, value] as [string, string]],
+// A discarded body this large is not worth reading for the connection's sake: the request ends.
+const discardLimit = 128 * 1024;
+
+/** One request as a legacy dispatch handler, and then its answer. */
+class Call implements Dispatcher.DispatchHandler, WireAnswer {
+  status = 0;
+  private abort: ((reason?: Error) => void) | undefined;
+  private reason: Error | undefined;
+  private resume: (() => void) | undefined;
+  private raw: Record<string, string | string[]> = Object.create(null);
+  private all: Headers | undefined;
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private done = false;
+  private failure: Error | undefined;
+  private read = false;
+  private readText: string | undefined;
+  private dropping = false;
+  private waiting: { resolve(text: string): void; reject(error: Error): void } | undefined;
+  private stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+  private readonly onAbort = () => {
+    this.reason = abortReason(this.signal);
+    this.abort?.(this.reason);
+  };
+
+  constructor(
+    private readonly signal: AbortSignal,
+    private answer: ((answer: WireAnswer) => void) | undefined,
+    private fail: ((error: Error) => void) | undefined,
+  ) {
+    if (signal.aborted) this.reason = abortReason(signal);
+    else signal.addEventListener("abort", this.onAbort);
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    if (this.reason) abort(this.reason);
+    else this.abort = abort;
+  }
+
+  onHeaders(status: number, raw: Buffer[], resume: () => void): boolean {
+    // 1xx answers (100 Continue, 103 Early Hints) come before the real one.
+    if (status < 200) return true;
+    this.status = status;
+    this.resume = resume;
+    const headers = this.raw;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = (raw[i] as Buffer).toString("latin1").toLowerCase();
+      const value = (raw[i + 1] as Buffer).toString("latin1");
+      const seen = headers[name];
+      if (seen === undefined) headers[name] = value;
+      else if (typeof seen === "string") headers[name] = [seen, value];
+      else seen.push(value);
+    }
+    const answer = this.answer;
+    this.answer = undefined;
+    this.fail = undefined;
+    answer?.(this);
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.dropping) {
+      this.size += chunk.length;
+      if (this.size > discardLimit) this.abort?.(new Error("discarded body"));
+      return true;
+    }
+    const stream = this.stream;
+    if (stream) {
+      // Not paused: a paused legacy handler was never resumed from pull() (a large stream hung).
+      stream.enqueue(chunk);
+      return true;
+    }
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    this.done = true;
+    this.signal.removeEventListener("abort", this.onAbort);
+    this.stream?.close();
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.resolve(this.take());
+  }
+
+  onError(error: Error): void {
+    this.signal.removeEventListener("abort", this.onAbort);
+    if (this.done) return;
+    this.failure = error;
+    const fail = this.fail;
+    this.answer = undefined;
+    this.fail = undefined;
+    fail?.(error);
+    this.stream?.error(error);
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.reject(error);
+  }
+
+  header(name: string): string | null {
+    const value = this.raw[name];
+    if (value === undefined) return null;
+    return typeof value === "string" ? value : value.join(", ");
+  }
+
+  headers(): Headers {
+    this.all ??= new Headers(
+      Object.entries(this.raw).flatMap(([name, value]) =>
+        typeof value === "string"
+          ? [[name, value] as [string, string]]
+          : value.map((v): [string, string] => [name, v]),
       ),
     );
-    return headers;
-  };
-  return {
-    status: statusCode,
-    header: (name) => {
-      const value = raw[name];
-      if (value === undefined) return null;
-      return Array.isArray(value) ? value.join(", ") : value;
-    },
-    headers: all,
-    text: async () => {
-      read = await body.text();
-      return read;
-    },
-    response: () => {
-      // A web Response may not carry a body with these statuses.
-      const empty = statusCode === 204 || statusCode === 205 || statusCode === 304;
-      if (read !== undefined || empty) {
-        if (read === undefined) body.dump().catch(() => {});
-        return new Response(empty ? null : read, { status: statusCode, headers: all() });
-      }
-      // Only MCP reads its body as a stream: web streams stay off the REST path.
-      const stream = (body as unknown as { [Symbol.asyncIterator](): AsyncIterator<Uint8Array> })[
-        Symbol.asyncIterator
-      ]();
-      return new Response(
-        new ReadableStream<Uint8Array>({
-          async pull(controller) {
-            try {
-              const { value, done } = await stream.next();
-              if (done) controller.close();
-              else controller.enqueue(new Uint8Array(value));
-            } catch (error) {
-              controller.error(error);
-            }
-          },
-          cancel: () => {
-            body.destroy();
-          },
-        }),
-        { status: statusCode, headers: all() },
-      );
-    },
-    discard: () => {
-      body.dump().catch(() => {});
-    },
-  };
+    return this.all;
+  }
+
+  text(): Promise<string> {
+    if (this.read)
+      return Promise.reject(new TypeError("Body is unusable: Body has already been read"));
+    this.read = true;
+    if (this.failure) return Promise.reject(this.failure);
+    const kept = (text: string) => {
+      this.readText = text;
+      return text;
+    };
+    if (this.done) return Promise.resolve(kept(this.take()));
+    return new Promise<string>((resolve, reject) => {
+      this.waiting = { resolve, reject };
+    }).then(kept);
+  }
+
+  private take(): string {
+    const text = Buffer.concat(this.chunks).toString("utf8");
+    this.chunks = [];
+    return text;
+  }
+
+  response(): Response {
+    const status = this.status;
+    // A web Response may not carry a body with these statuses.
+    const empty = status === 204 || status === 205 || status === 304;
+    if (empty || this.read || this.done) {
+      const text = empty ? null : this.read ? (this.readText ?? null) : this.take();
+      if (!this.read && !this.done) this.discard();
+      this.read = true;
+      return new Response(text, { status, headers: this.headers() });
+    }
+    this.read = true;
+    return new Response(
+      new ReadableStream<Uint8Array>({
+        start: (controller) => {
+          for (const chunk of this.chunks) controller.enqueue(chunk);
+          this.chunks = [];
+          if (this.failure) controller.error(this.failure);
+          else this.stream = controller;
+        },
+        pull: () => {
+          this.resume?.();
+        },
+        cancel: (reason) => {
+          this.stream = undefined;
+          this.abort?.(reason instanceof Error ? reason : new Error("body cancelled"));
+        },
+      }),
+      { status, headers: this.headers() },
+    );
+  }
+
+  /** Read on and dropped, so the connection is kept; a large body ends the request instead. */
+  discard(): void {
+    if (this.done || this.failure) return;
+    this.dropping = true;
+    this.read = true;
+    for (const chunk of this.chunks) this.size += chunk.length;
+    this.chunks = [];
+    if (this.size > discardLimit) this.abort?.(new Error("discarded body"));
+    else this.resume?.();
+  }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
 }
