@@ -272,4 +272,98 @@ describe("undiciWire on the dispatcher", () => {
     (await get(url)).discard();
     await closed.promise;
   });
+
+  it("asks for / when the URL names only an origin", async () => {
+    let seen: string | undefined;
+    routes.set("/", (req, res) => {
+      seen = req.url;
+      res.end("root");
+    });
+    expect(await (await get(base)).text()).toBe("root");
+    expect(seen).toBe("/");
+  });
+
+  it("answers with the final status and headers, past an informational one", async () => {
+    const url = route((_req, res) => {
+      res.writeEarlyHints({ link: "</a.css>; rel=preload" }, () => {
+        res.setHeader("x-final", "yes");
+        res.end("body");
+      });
+    });
+    const answer = await get(url);
+    expect(answer.status).toBe(200);
+    expect(answer.header("x-final")).toBe("yes");
+    expect(answer.header("link")).toBeNull();
+    expect(await answer.text()).toBe("body");
+  });
+
+  it("gives response() what arrived before it was asked for, then the rest", async () => {
+    const rest = deferred();
+    const url = route((_req, res) => {
+      res.writeHead(200);
+      res.write("first;");
+      void rest.promise.then(() => res.end("second"));
+    });
+    const answer = await get(url);
+    await turns(20);
+    const reader = (answer.response().body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    expect(decoder.decode((await reader.read()).value)).toBe("first;");
+    rest.resolve();
+    expect(decoder.decode((await reader.read()).value)).toBe("second");
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  it("errors a streamed body that fails, before or after response() was asked for", async () => {
+    const failing = () =>
+      route((_req, res) => {
+        res.writeHead(200, { "content-length": "100" });
+        res.write("short", () => res.destroy());
+      });
+    const early = await get(failing());
+    await turns(20);
+    const before = (early.response().body as ReadableStream<Uint8Array>).getReader();
+    await expect(before.read()).rejects.toThrow();
+    const late = await get(failing());
+    const after = (late.response().body as ReadableStream<Uint8Array>).getReader();
+    await expect(
+      (async () => {
+        for (;;) if ((await after.read()).done) return "ended";
+      })(),
+    ).rejects.toThrow();
+  });
+
+  it("aborts a streamed body cancelled with a reason that is not an error", async () => {
+    const closed = deferred();
+    const url = route((_req, res) => {
+      res.writeHead(200);
+      res.write("first");
+      res.on("close", closed.resolve);
+    });
+    const reader = ((await get(url)).response().body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    await reader.cancel("no longer wanted");
+    await closed.promise;
+  });
+
+  it("ends the request when more than the discard limit had already arrived", async () => {
+    const closed = deferred();
+    const url = route((_req, res) => {
+      res.writeHead(200, { "content-length": String(1024 * 1024) });
+      res.write(Buffer.alloc(200 * 1024));
+      res.on("close", closed.resolve);
+    });
+    const answer = await get(url);
+    await turns(50);
+    answer.discard();
+    await closed.promise;
+  });
+
+  it("does nothing on discard once the body is complete", async () => {
+    const url = route((_req, res) => res.end("done"));
+    const answer = await get(url);
+    await turns(20);
+    answer.discard();
+    expect(await answer.response().text()).toBe("done");
+  });
 });
