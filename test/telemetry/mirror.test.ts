@@ -222,48 +222,36 @@ describe("the mirror's instruments", () => {
     }
   });
 
-  it("a mirror made and used at once, while the client still looks for OpenTelemetry, is traced and measured", async () => {
-    await mirror.close();
-    const now = new OrderMirror({
-      client: s.client(),
-      store: sqliteStore(join(dir, "at-once.db")),
-      clock: s.sandbox.clock,
-      logger: quiet,
-      siteIds: [s.sandbox.fixtures.sites.notProvisioned],
-    });
-    try {
-      await now.sync();
-      expect(named(t.spans, "partner-orders sync")).toHaveLength(1);
-      const open = points((await t.metrics()).get("partner_orders.mirror.orders.open"));
-      const { openOrders } = await now.status();
-      expect(openOrders).toBeGreaterThan(0);
-      expect(open.map((p) => p.value)).toEqual([openOrders]);
-    } finally {
-      await now.close();
-    }
-  });
-
-  it("a mirror made on a client that found OpenTelemetry already is measured too", async () => {
-    const client = s.client();
-    await client.me();
-    const later = new OrderMirror({
+  /** A new mirror on `client`, synced once: one sync span and its open orders measured. */
+  async function syncedAndMeasured(client: ReturnType<typeof s.client>, file: string) {
+    const made = new OrderMirror({
       client,
-      store: sqliteStore(join(dir, "later.db")),
+      store: sqliteStore(join(dir, file)),
       clock: s.sandbox.clock,
       logger: quiet,
       siteIds: [s.sandbox.fixtures.sites.notProvisioned],
     });
     try {
       await mirror.close();
-      await later.sync();
+      await made.sync();
       expect(named(t.spans, "partner-orders sync")).toHaveLength(1);
       const open = points((await t.metrics()).get("partner_orders.mirror.orders.open"));
-      const { openOrders } = await later.status();
+      const { openOrders } = await made.status();
       expect(openOrders).toBeGreaterThan(0);
       expect(open.map((p) => p.value)).toEqual([openOrders]);
     } finally {
-      await later.close();
+      await made.close();
     }
+  }
+
+  it("a mirror made and used at once, while the client still looks for OpenTelemetry, is traced and measured", async () => {
+    await syncedAndMeasured(s.client(), "at-once.db");
+  });
+
+  it("a mirror made on a client that found OpenTelemetry already is measured too", async () => {
+    const client = s.client();
+    await client.me();
+    await syncedAndMeasured(client, "later.db");
   });
 
   it("with telemetry: false a mirror records nothing and still syncs", async () => {
