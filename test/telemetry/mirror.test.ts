@@ -222,15 +222,20 @@ describe("the mirror's instruments", () => {
     }
   });
 
-  /** A new mirror on `client`, synced once: one sync span and its open orders measured. */
-  async function syncedAndMeasured(client: ReturnType<typeof s.client>, file: string) {
-    const made = new OrderMirror({
+  /** A mirror of its own on `client`, in a new SQLite file under the test's directory. */
+  function mirrorOn(client: ReturnType<typeof s.client>, file: string): OrderMirror {
+    return new OrderMirror({
       client,
       store: sqliteStore(join(dir, file)),
       clock: s.sandbox.clock,
       logger: quiet,
       siteIds: [s.sandbox.fixtures.sites.notProvisioned],
     });
+  }
+
+  /** A new mirror on `client`, synced once: one sync span and its open orders measured. */
+  async function syncedAndMeasured(client: ReturnType<typeof s.client>, file: string) {
+    const made = mirrorOn(client, file);
     try {
       await mirror.close();
       await made.sync();
@@ -256,13 +261,7 @@ describe("the mirror's instruments", () => {
 
   it("with telemetry: false a mirror records nothing and still syncs", async () => {
     await mirror.close();
-    const off = new OrderMirror({
-      client: s.client({ telemetry: false }),
-      store: sqliteStore(join(dir, "off.db")),
-      clock: s.sandbox.clock,
-      logger: quiet,
-      siteIds: [s.sandbox.fixtures.sites.notProvisioned],
-    });
+    const off = mirrorOn(s.client({ telemetry: false }), "off.db");
     try {
       const report = await off.sync();
       expect(report.ordersAdded).toBeGreaterThan(0);
@@ -288,13 +287,10 @@ describe("the mirror's instruments", () => {
 
   it("a client with a tracer provider only: passes and reads are traced, nothing is measured", async () => {
     await mirror.close();
-    const traced = new OrderMirror({
-      client: s.client({ telemetry: { tracerProvider: t.tracerProvider } }),
-      store: sqliteStore(join(dir, "traced.db")),
-      clock: s.sandbox.clock,
-      logger: quiet,
-      siteIds: [s.sandbox.fixtures.sites.notProvisioned],
-    });
+    const traced = mirrorOn(
+      s.client({ telemetry: { tracerProvider: t.tracerProvider } }),
+      "traced.db",
+    );
     try {
       const report = await traced.sync();
       expect(report.ordersAdded).toBeGreaterThan(0);
