@@ -376,7 +376,8 @@ describe.runIf(available)("consumer groups on PostgreSQL", () => {
       const second = feed.next();
       await postgres.server.restart();
       admin = await postgres.connect(database.url);
-      for (let i = 0; i < 50 && !(await listening()); i++) {
+      // Up to 30 s of real time: on a loaded machine the restarted server takes a while to accept.
+      for (let i = 0; i < 300 && !(await listening()); i++) {
         clock.advance(LOOK_MS);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
