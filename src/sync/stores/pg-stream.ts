@@ -21,17 +21,6 @@ UPDATE ${t.changes} SET snapshot = true WHERE cause = 'sweep'
   AND NOT EXISTS (SELECT 1 FROM ${t.checkpoints} WHERE name = '${STREAM.snapshotComplete}');`;
 }
 
-/**
- * The insert of one change: it is part of the snapshot when it may be ($7) and the first complete
- * sweep has not ended, decided in the transaction that writes it.
- */
-export function insertChange(t: Tables): string {
-  return `INSERT INTO ${t.changes} (type, order_number, site_id, observed_at, cause, payload, snapshot)
-    VALUES ($1, $2, $3, $4, $5, $6, $7::boolean AND NOT EXISTS (
-      SELECT 1 FROM ${t.checkpoints} WHERE name = '${STREAM.snapshotComplete}'))
-    RETURNING id, snapshot`;
-}
-
 /** The stream's methods of the PostgreSQL store: consumers' first positions and retention. */
 export function pgStream(
   connections: Connections,

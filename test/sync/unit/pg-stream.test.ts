@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import { Connections, type PgPoolLike } from "../../../src/sync/stores/pg-connection";
-import { changeStreamV3, insertChange, pgStream } from "../../../src/sync/stores/pg-stream";
+import { changeStreamV3, pgStream } from "../../../src/sync/stores/pg-stream";
 
 /**
  * The change stream's statements of the PostgreSQL store, on a scripted connection: what each
@@ -72,12 +72,6 @@ describe("the PostgreSQL change stream", () => {
       'SELECT value FROM "s".po_checkpoints WHERE name = $1',
       ["stream:pruned-through"],
     ]);
-  });
-
-  it("the insert of a change marks it snapshot only while the first complete sweep has not ended", () => {
-    expect(flat(insertChange(T))).toBe(
-      'INSERT INTO "s".po_changes (type, order_number, site_id, observed_at, cause, payload, snapshot) VALUES ($1, $2, $3, $4, $5, $6, $7::boolean AND NOT EXISTS ( SELECT 1 FROM "s".po_checkpoints WHERE name = \'stream:snapshot-complete\')) RETURNING id, snapshot',
-    );
   });
 
   it("the version 3 migration adds the snapshot column, completes the snapshot of a store that swept, and marks a sweep under way", () => {
