@@ -44,6 +44,15 @@ interface MirrorFigures {
   bareStoreMs: number;
   peakRssMb: number;
   heapMb: number;
+  /** `process.memoryUsage()` at the highest RSS sampled during the sync (every 50 ms), in MB. */
+  atPeak: PeakBreakdown;
+}
+interface PeakBreakdown {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
 }
 interface BareFigures {
   wallMs: number;
@@ -61,6 +70,29 @@ const memory = () => {
     heapMb: process.memoryUsage().heapUsed / 2 ** 20,
   };
 };
+
+/**
+ * Samples `process.memoryUsage()` every 50 ms and keeps the sample with the highest RSS, to tell
+ * what the peak is made of: V8's heap (live or garbage), or memory outside it.
+ */
+function peakSampler(): () => PeakBreakdown {
+  const toMb = (n: number) => Math.round((n / 2 ** 20) * 10) / 10;
+  let peak = process.memoryUsage();
+  const timer = setInterval(() => {
+    const now = process.memoryUsage();
+    if (now.rss > peak.rss) peak = now;
+  }, 50);
+  return () => {
+    clearInterval(timer);
+    return {
+      rss: toMb(peak.rss),
+      heapTotal: toMb(peak.heapTotal),
+      heapUsed: toMb(peak.heapUsed),
+      external: toMb(peak.external),
+      arrayBuffers: toMb(peak.arrayBuffers),
+    };
+  };
+}
 
 /**
  * A store that adds up the time its calls spend before they return (all of it, on SQLite), less
@@ -113,11 +145,13 @@ async function mirrorChild(url: string, bare: boolean): Promise<MirrorFigures> {
     const store = timed(sqliteStore(file));
     const client = new PartnerOrders({ baseUrl: url, ...CREDENTIALS });
     const mirror = new OrderMirror({ client, store, concurrency: CONCURRENCY });
+    const sampled = peakSampler();
     const cpu = process.cpuUsage();
     const started = performance.now();
     const report = await mirror.sync();
     const wallMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
+    const atPeak = sampled();
     const mem = memory();
     await mirror.close();
     return {
@@ -128,6 +162,7 @@ async function mirrorChild(url: string, bare: boolean): Promise<MirrorFigures> {
       decideMs: store.deciding(),
       bareStoreMs: bare ? await bareSqlite(file, join(dir, "bare.db")) : Number.NaN,
       ...mem,
+      atPeak,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -365,6 +400,10 @@ const median = (values: number[]) => {
     ? (sorted[mid] as number)
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
+const breakdown = (p: PeakBreakdown | undefined) =>
+  p
+    ? `RSS ${mb(p.rss)} = V8 heap ${mb(p.heapTotal)} (${mb(p.heapUsed)} used) + outside it ${mb(p.rss - p.heapTotal)} (external ${mb(p.external)}, of which array buffers ${mb(p.arrayBuffers)})`
+    : "not sampled";
 const x = (ratio: number) => `${ratio.toFixed(2)}x`;
 const mb = (value: number) => `${value.toFixed(0)} MB`;
 
@@ -428,7 +467,7 @@ function storeRows(
     `| (a) store time, first sync of ${SMALL} orders into a SQLite file | mirror ${(m((f) => f.storeMs) / 1000).toFixed(2)} s (its diff, run in the same transactions, another ${(m((f) => f.decideMs) / 1000).toFixed(2)} s), bare better-sqlite3 writing the same rows ${(m((f) => f.bareStoreMs) / 1000).toFixed(2)} s: ${x(storeRatio)} | at most 2x | ${storeRatio <= 2 ? "yes" : "no"} |`,
     `| (b) first sync of ${SMALL} orders: wall time | mirror ${(m((f) => f.wallMs) / 1000).toFixed(1)} s, bare undici loop ${(b((f) => f.wallMs) / 1000).toFixed(1)} s (${m((f) => f.requests)} and ${b((f) => f.requests)} requests, ${CONCURRENCY} in flight): ${x(wallRatio)} | at most 1.5x | ${wallRatio <= 1.5 ? "yes" : "no"} |`,
     `| (b) first sync of ${SMALL} orders: client CPU per request | mirror ${(m((f) => f.cpuUs / f.requests)).toFixed(0)} µs, bare ${(b((f) => f.cpuUs / f.requests)).toFixed(0)} µs: ${x(cpuRatio)} | at most 1.5x | ${cpuRatio <= 1.5 ? "yes" : "no"} |`,
-    `| (c) client memory, first sync | ${SMALL} orders: peak RSS ${mb(peakSmall)}, heap after GC ${mb(m((f) => f.heapMb))}; ${LARGE} orders: peak RSS ${mb(big?.peakRssMb ?? Number.NaN)}, heap after GC ${mb(big?.heapMb ?? Number.NaN)} (bare loop: peak RSS ${mb(b((f) => f.peakRssMb))}) | peak RSS under 150 MB, flat from ${SMALL} to ${LARGE} | ${peakSmall < 150 && (big?.peakRssMb ?? Number.NaN) < 150 && (big?.peakRssMb ?? Number.NaN) < peakSmall * 1.2 ? "yes" : "no"} |`,
+    `| (c) client memory, first sync | ${SMALL} orders: peak RSS ${mb(peakSmall)}, heap after GC ${mb(m((f) => f.heapMb))}; ${LARGE} orders: peak RSS ${mb(big?.peakRssMb ?? Number.NaN)}, heap after GC ${mb(big?.heapMb ?? Number.NaN)} (bare loop: peak RSS ${mb(b((f) => f.peakRssMb))}); at the highest RSS sampled, ${SMALL} orders: ${breakdown(mirrors[0]?.atPeak)}${big ? `; ${LARGE} orders: ${breakdown(big.atPeak)}` : ""} | peak RSS under 150 MB, flat from ${SMALL} to ${LARGE} | ${peakSmall < 150 && (big?.peakRssMb ?? Number.NaN) < 150 && (big?.peakRssMb ?? Number.NaN) < peakSmall * 1.2 ? "yes" : "no"} |`,
   ];
   return rows;
 }

@@ -13,7 +13,6 @@ export class PageBatch {
   readonly #commits: OrderCommit[] = [];
   readonly #waiting: { resolve(changes: Change[]): void; reject(error: unknown): void }[] = [];
   #arrivals = 0;
-  #abandoned = false;
   #expected = Number.POSITIVE_INFINITY;
   #arrived!: () => void;
   readonly #allArrived = new Promise<void>((resolve) => {
@@ -37,10 +36,6 @@ export class PageBatch {
     orderNumber: number,
     decide: (current: StoredOrder | undefined) => Commit | undefined,
   ): Promise<Change[]> {
-    if (this.#abandoned) {
-      this.#arrive();
-      return Promise.reject(this.failure);
-    }
     this.#commits.push({ orderNumber, decide });
     const written = new Promise<Change[]>((resolve, reject) =>
       this.#waiting.push({ resolve, reject }),
@@ -82,17 +77,6 @@ export class PageBatch {
       throw error;
     }
     for (const [i, read] of this.#waiting.entries()) read.resolve(written[i] ?? []);
-  }
-
-  /**
-   * The page will not be written (its caller failed before it could be): every read that joined,
-   * or joins later, gets `error`, so none waits for a write that never comes.
-   */
-  abandon(error: unknown): void {
-    if (this.#abandoned) return;
-    this.#abandoned = true;
-    this.failure = error;
-    for (const read of this.#waiting) read.reject(error);
   }
 
   #arrive(): void {

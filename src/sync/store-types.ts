@@ -91,6 +91,11 @@ export interface MirrorStore {
   /** The stored row of an order; undefined when never stored. */
   get(orderNumber: number): Promise<StoredOrder | undefined>;
   /**
+   * The stored rows of many orders in one statement (a page of the list), by order number; an
+   * order never stored has no entry. Each row is what `get` gives for it.
+   */
+  getMany(orderNumbers: readonly number[]): Promise<Map<number, StoredOrder>>;
+  /**
    * Stored orders matching `query`, by order number, the first `query.limit` of those numbered
    * above `query.after` (keyset paging: one index range per page, never an OFFSET).
    */

@@ -304,39 +304,36 @@ export class Sweeper {
   ): Promise<boolean> {
     const { store } = this.#ctx;
     await this.keepOut(page);
+    const listed = this.listedOrders(page);
+    // The stored rows of the whole page in one look, before any read starts: a store that fails
+    // here leaves no read of the page waiting for a write that never comes.
+    const storedRows = await store.getMany([...listed.keys()]);
     const unchanged: number[] = [];
     const reads: Promise<unknown>[] = [];
     const failures = new Failures(this.#ctx);
     // Renewed as the reads come in, so a slow page never lets another process take the sweep.
     const batch = new PageBatch(store, () => void this.keepLease());
-    try {
-      for (const [n, order] of this.listedOrders(page)) {
-        const stored = await store.get(n);
-        if (stored && !stored.unresolvable && sameJson(stored.order, order)) unchanged.push(n);
-        else
-          reads.push(
-            this.#reader
-              // The row the list showed is used only if nothing wrote the order since it was
-              // compared: a webhook's newer read must not be overwritten by an older list row.
-              .schedule(n, LINES, "sweep", {
-                sweep,
-                listed: order,
-                listedOver: stored?.order ?? null,
-                batch,
-              })
-              .catch((error) => {
-                // The page's write failed: said once, below, not once per order.
-                if (error === batch.failure) return;
-                // Not stored, so the next sweep sees it changed again and reads it then.
-                failures.add(`reading order ${n} failed`, error, "it is read again next sweep");
-              }),
-          );
-      }
-    } catch (error) {
-      // The store failed before the page was whole: reads already under way must not wait for a
-      // write that never comes (they would hold their orders for good).
-      batch.abandon(error);
-      throw error;
+    for (const [n, order] of listed) {
+      const stored = storedRows.get(n);
+      if (stored && !stored.unresolvable && sameJson(stored.order, order)) unchanged.push(n);
+      else
+        reads.push(
+          this.#reader
+            // The row the list showed is used only if nothing wrote the order since it was
+            // compared: a webhook's newer read must not be overwritten by an older list row.
+            .schedule(n, LINES, "sweep", {
+              sweep,
+              listed: order,
+              listedOver: stored?.order ?? null,
+              batch,
+            })
+            .catch((error) => {
+              // The page's write failed: said once, below, not once per order.
+              if (error === batch.failure) return;
+              // Not stored, so the next sweep sees it changed again and reads it then.
+              failures.add(`reading order ${n} failed`, error, "it is read again next sweep");
+            }),
+        );
     }
     await batch.seal(reads.length);
     // Not past a failure no retry mends, nor once another process took the sweep over.

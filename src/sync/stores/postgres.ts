@@ -1,7 +1,7 @@
 import { PartnerOrdersError } from "../../core/errors";
 import type { ConsumerGroupStore } from "../consume-types";
 import { MirrorError, type StoreAccount, StoreAccountError } from "../errors";
-import type { MirrorStore } from "../types";
+import type { MirrorStore, StoredOrder } from "../types";
 import { queryOrdersPostgres } from "./order-postgres";
 import { Connections, type PgPoolLike, passwordOf, redactConnectionString } from "./pg-connection";
 import { pgStream } from "./pg-stream";
@@ -164,6 +164,18 @@ export function postgresStore(
     async get(orderNumber) {
       const { rows } = await q(`SELECT * FROM ${t.orders} WHERE order_number = $1`, [orderNumber]);
       return rows[0] ? rowToOrder(rows[0] as OrderRow) : undefined;
+    },
+    async getMany(orderNumbers) {
+      const found = new Map<number, StoredOrder>();
+      if (orderNumbers.length === 0) return found;
+      const { rows } = await q(`SELECT * FROM ${t.orders} WHERE order_number = ANY($1::bigint[])`, [
+        orderNumbers,
+      ]);
+      for (const row of rows) {
+        const order = rowToOrder(row as OrderRow);
+        found.set(order.orderNumber, order);
+      }
+      return found;
     },
     orders: (query) => queryOrdersPostgres(q, t, query),
     async claimDue(epochMs, limit, holdUntil) {

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { PartnerOrdersError } from "../../core/errors";
 import { MirrorError, type StoreAccount, StoreAccountError, StoreLockedError } from "../errors";
 import { holderIsDead, holderProcess } from "../holder";
-import type { MirrorStore } from "../types";
+import type { MirrorStore, StoredOrder } from "../types";
 import { queryOrdersSqlite } from "./order-sqlite";
 import { type ChangeRow, type OrderRow, rowToChange, rowToOrder } from "./rows";
 import { parseAccount, sameAccount, validAccount } from "./schema";
@@ -144,6 +144,19 @@ export function sqliteStore(path: string): MirrorStore {
     async get(orderNumber) {
       const row = sql("SELECT * FROM po_orders WHERE order_number = ?").get(orderNumber);
       return row ? rowToOrder(row as OrderRow) : undefined;
+    },
+    async getMany(orderNumbers) {
+      const found = new Map<number, StoredOrder>();
+      if (orderNumbers.length === 0) return found;
+      // One statement for any number of orders: the numbers bound as one JSON array.
+      const rows = sql(
+        "SELECT * FROM po_orders WHERE order_number IN (SELECT value FROM json_each(?))",
+      ).all(JSON.stringify(orderNumbers)) as OrderRow[];
+      for (const row of rows) {
+        const order = rowToOrder(row);
+        found.set(order.orderNumber, order);
+      }
+      return found;
     },
     async orders(query) {
       return queryOrdersSqlite(sql, query);

@@ -188,6 +188,25 @@ describe.each(kinds)("the $name store", (kind) => {
     expect(await s.nextDue()).toBe(NOW - 9_000);
   });
 
+  it("getMany reads the stored rows of many orders in one call, each as get() gives it", async () => {
+    const s = await store();
+    const put = (n: number, extra: Parameters<typeof row>[1]) =>
+      s.commit(n, () => ({ next: row(n, extra), changes: [] }));
+    await put(1, { nextPollAt: NOW, seenInSweep: 4 });
+    await put(2, { unresolvable: true, closed: true, items: null, shipments: null });
+    await put(3, { partnerOrderId: "po-3", items: [{ itemNumber: 1, sku: "A" }] });
+    await put(2 ** 40, {});
+    expect(await s.getMany([])).toEqual(new Map());
+    const found = await s.getMany([3, 1, 99, 2, 2 ** 40]);
+    // Never stored (99): no entry. The others keyed by number, each exactly as get() reads it.
+    expect([...found.keys()].sort((a, b) => a - b)).toEqual([1, 2, 3, 2 ** 40]);
+    for (const n of [1, 2, 3, 2 ** 40]) expect(found.get(n)).toEqual(await s.get(n));
+    expect(found.get(3)?.partnerOrderId).toBe("po-3");
+    expect(found.get(2)).toMatchObject({ unresolvable: true, closed: true, items: null });
+    expect(found.get(1)).toMatchObject({ nextPollAt: NOW, seenInSweep: 4 });
+    expect(await s.getMany([99, 100])).toEqual(new Map());
+  });
+
   it("lists consumers by name, and the observedAt of the first change after a position", async () => {
     const s = await store();
     expect(await s.consumers()).toEqual([]);

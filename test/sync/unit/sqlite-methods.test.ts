@@ -145,6 +145,20 @@ describe("sqliteStore", () => {
     expect((await s.get(1))?.seenInSweep).toBe(7);
   });
 
+  it("getMany gives the stored rows of the numbers asked, keyed by number, as get() does", async () => {
+    const s = await store();
+    await put(s, row(5, { partnerOrderId: "po-5" }));
+    await put(s, row(7, { closed: true, nextPollAt: 9 }));
+    await put(s, row(8));
+    expect(await s.getMany([])).toEqual(new Map());
+    const found = await s.getMany([7, 6, 5]);
+    expect([...found.keys()]).toEqual([5, 7]);
+    expect(found.get(5)).toEqual(await s.get(5));
+    expect(found.get(7)).toEqual(await s.get(7));
+    expect(found.get(5)?.partnerOrderId).toBe("po-5");
+    expect(found.get(7)?.nextPollAt).toBe(9);
+  });
+
   it("claimDue hands out the due orders, oldest first, up to the limit, and holds them", async () => {
     const s = await store();
     await put(s, row(1, { nextPollAt: 300 }));
