@@ -59,6 +59,7 @@ interface BareFigures {
   cpuUs: number;
   requests: number;
   peakRssMb: number;
+  atPeak: PeakBreakdown;
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -285,6 +286,7 @@ async function bareChild(url: string): Promise<BareFigures> {
     } while (cursor !== null);
     return rows;
   };
+  const sampled = peakSampler();
   const cpu = process.cpuUsage();
   const started = performance.now();
   await getJson("/v1/me");
@@ -306,8 +308,15 @@ async function bareChild(url: string): Promise<BareFigures> {
   } while (cursor !== null);
   const wallMs = performance.now() - started;
   const used = process.cpuUsage(cpu);
+  const atPeak = sampled();
   await dispatcher.close();
-  return { wallMs, cpuUs: used.user + used.system, requests, peakRssMb: memory().peakRssMb };
+  return {
+    wallMs,
+    cpuUs: used.user + used.system,
+    requests,
+    peakRssMb: memory().peakRssMb,
+    atPeak,
+  };
 }
 
 async function fetchToken(url: string): Promise<string> {
@@ -467,7 +476,7 @@ function storeRows(
     `| (a) store time, first sync of ${SMALL} orders into a SQLite file | mirror ${(m((f) => f.storeMs) / 1000).toFixed(2)} s (its diff, run in the same transactions, another ${(m((f) => f.decideMs) / 1000).toFixed(2)} s), bare better-sqlite3 writing the same rows ${(m((f) => f.bareStoreMs) / 1000).toFixed(2)} s: ${x(storeRatio)} | at most 2x | ${storeRatio <= 2 ? "yes" : "no"} |`,
     `| (b) first sync of ${SMALL} orders: wall time | mirror ${(m((f) => f.wallMs) / 1000).toFixed(1)} s, bare undici loop ${(b((f) => f.wallMs) / 1000).toFixed(1)} s (${m((f) => f.requests)} and ${b((f) => f.requests)} requests, ${CONCURRENCY} in flight): ${x(wallRatio)} | at most 1.5x | ${wallRatio <= 1.5 ? "yes" : "no"} |`,
     `| (b) first sync of ${SMALL} orders: client CPU per request | mirror ${(m((f) => f.cpuUs / f.requests)).toFixed(0)} µs, bare ${(b((f) => f.cpuUs / f.requests)).toFixed(0)} µs: ${x(cpuRatio)} | at most 1.5x | ${cpuRatio <= 1.5 ? "yes" : "no"} |`,
-    `| (c) client memory, first sync | ${SMALL} orders: peak RSS ${mb(peakSmall)}, heap after GC ${mb(m((f) => f.heapMb))}; ${LARGE} orders: peak RSS ${mb(big?.peakRssMb ?? Number.NaN)}, heap after GC ${mb(big?.heapMb ?? Number.NaN)} (bare loop: peak RSS ${mb(b((f) => f.peakRssMb))}); at the highest RSS sampled, ${SMALL} orders: ${breakdown(mirrors[0]?.atPeak)}${big ? `; ${LARGE} orders: ${breakdown(big.atPeak)}` : ""} | peak RSS under 150 MB, flat from ${SMALL} to ${LARGE} | ${peakSmall < 150 && (big?.peakRssMb ?? Number.NaN) < 150 && (big?.peakRssMb ?? Number.NaN) < peakSmall * 1.2 ? "yes" : "no"} |`,
+    `| (c) client memory, first sync | ${SMALL} orders: peak RSS ${mb(peakSmall)}, heap after GC ${mb(m((f) => f.heapMb))}; ${LARGE} orders: peak RSS ${mb(big?.peakRssMb ?? Number.NaN)}, heap after GC ${mb(big?.heapMb ?? Number.NaN)} (bare loop: peak RSS ${mb(b((f) => f.peakRssMb))}); at the highest RSS sampled, ${SMALL} orders: ${breakdown(mirrors[0]?.atPeak)}${big ? `; ${LARGE} orders: ${breakdown(big.atPeak)}` : ""}; bare loop: ${breakdown(bares[0]?.atPeak)} | peak RSS under 150 MB, flat from ${SMALL} to ${LARGE} | ${peakSmall < 150 && (big?.peakRssMb ?? Number.NaN) < 150 && (big?.peakRssMb ?? Number.NaN) < peakSmall * 1.2 ? "yes" : "no"} |`,
   ];
   return rows;
 }

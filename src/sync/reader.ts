@@ -4,7 +4,7 @@ import { ALL, type MirrorContext, type Parts } from "./context";
 import { decide, type Observation, sameJson } from "./diff";
 import { Failures } from "./failures";
 import { decodeFailure } from "./invalid";
-import type { Change, ChangeCause, MirrorStore } from "./types";
+import type { Change, ChangeCause, MirrorStore, StoredOrder } from "./types";
 import { storable } from "./values";
 
 type Row = Record<string, unknown>;
@@ -17,6 +17,12 @@ interface Source {
   listedOver?: Row | null;
   /** The page whose one transaction writes this read (a page of the list, a round of polls). */
   batch?: PageBatch;
+  /**
+   * The stored row as the sweep's look at its page found it (undefined: none), and `Reader.writes`
+   * when that look began: used instead of a look of its own while this process has written
+   * nothing since, on a store no other process writes.
+   */
+  looked?: { row: StoredOrder | undefined; writes: number };
 }
 
 const PAGE = { items: 200, shipments: 50 } as const;
@@ -40,10 +46,31 @@ export class Reader {
   readonly #queued = new Map<number, Queued>();
   /** The read under way per order, so reads of one order never overlap. */
   readonly #running = new Map<number, Promise<unknown>>();
+  /** Counts this reader's writes of orders, as each is asked for and as each ends. */
+  #writes = 0;
 
   constructor(ctx: MirrorContext) {
     this.#ctx = ctx;
     this.#slots = new Semaphore(ctx.concurrency);
+  }
+
+  /**
+   * A count that moves whenever a write of this reader's is asked for or ends: a row read before
+   * it moved may be out of date, one read since it last moved is not (unless another process
+   * writes the store).
+   */
+  get writes(): number {
+    return this.#writes;
+  }
+
+  /** Runs `write` (a write of orders read by this reader), counted in `writes`. */
+  async writing<T>(write: () => Promise<T>): Promise<T> {
+    this.#writes++;
+    try {
+      return await write();
+    } finally {
+      this.#writes++;
+    }
   }
 
   /** Reads under way or queued (zero once the mirror is idle). */
@@ -135,7 +162,7 @@ export class Reader {
         ),
       );
       await batch.seal(due.length);
-      await batch.write().catch(() => undefined);
+      await this.writing(() => batch.write()).catch(() => undefined);
       await Promise.all(reads);
       failures.throwIfFatal();
       this.#ctx.report.progress();
@@ -157,7 +184,7 @@ export class Reader {
     const { batch } = from;
     if (!batch)
       return this.#observe(orderNumber, asked, cause, from, (n, decideFor) =>
-        this.#ctx.store.commit(n, decideFor),
+        this.writing(() => this.#ctx.store.commit(n, decideFor)),
       );
     let joined = false;
     try {
@@ -184,7 +211,12 @@ export class Reader {
   ): Promise<Change[]> {
     const { client, store, clock, report } = this.#ctx;
     const { sweep } = from;
-    const stored = await store.get(orderNumber);
+    const { looked } = from;
+    // The sweep's look at the page stands while nothing can have written the order since.
+    const stored =
+      looked && looked.writes === this.#writes && store.soleWriter()
+        ? looked.row
+        : await store.get(orderNumber);
     // A list row is older than a read committed since the sweep compared it: read the order anew.
     const listed =
       from.listed && sameJson(stored?.order ?? null, from.listedOver ?? null)

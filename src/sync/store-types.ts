@@ -96,6 +96,11 @@ export interface MirrorStore {
    */
   getMany(orderNumbers: readonly number[]): Promise<Map<number, StoredOrder>>;
   /**
+   * True when no other process writes the store while this process's mirror does (SQLite: a
+   * second writer is refused), so a row this process read stays as read until it writes it itself.
+   */
+  soleWriter(): boolean;
+  /**
    * Stored orders matching `query`, by order number, the first `query.limit` of those numbered
    * above `query.after` (keyset paging: one index range per page, never an OFFSET).
    */

@@ -306,7 +306,9 @@ export class Sweeper {
     await this.keepOut(page);
     const listed = this.listedOrders(page);
     // The stored rows of the whole page in one look, before any read starts: a store that fails
-    // here leaves no read of the page waiting for a write that never comes.
+    // here leaves no read of the page waiting for a write that never comes. The page's reads use
+    // it unless something wrote since (`Reader.writes`); the page's own write comes after them all.
+    const writes = this.#reader.writes;
     const storedRows = await store.getMany([...listed.keys()]);
     const unchanged: number[] = [];
     const reads: Promise<unknown>[] = [];
@@ -326,6 +328,7 @@ export class Sweeper {
               listed: order,
               listedOver: stored?.order ?? null,
               batch,
+              looked: { row: stored, writes },
             })
             .catch((error) => {
               // The page's write failed: said once, below, not once per order.

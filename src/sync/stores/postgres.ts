@@ -177,6 +177,8 @@ export function postgresStore(
       }
       return found;
     },
+    // The processes of a fleet write the same tables.
+    soleWriter: () => false,
     orders: (query) => queryOrdersPostgres(q, t, query),
     async claimDue(epochMs, limit, holdUntil) {
       // Safe to run twice: a claim whose answer was lost holds its orders until `holdUntil`, when

@@ -158,6 +158,7 @@ export function sqliteStore(path: string): MirrorStore {
       }
       return found;
     },
+    soleWriter: () => true,
     async orders(query) {
       return queryOrdersSqlite(sql, query);
     },

@@ -205,6 +205,8 @@ describe.each(kinds)("the $name store", (kind) => {
     expect(found.get(2)).toMatchObject({ unresolvable: true, closed: true, items: null });
     expect(found.get(1)).toMatchObject({ nextPollAt: NOW, seenInSweep: 4 });
     expect(await s.getMany([99, 100])).toEqual(new Map());
+    // SQLite refuses a second writing process; the processes of a PostgreSQL fleet all write.
+    expect(s.soleWriter()).toBe(kind.name === "sqlite");
   });
 
   it("lists consumers by name, and the observedAt of the first change after a position", async () => {

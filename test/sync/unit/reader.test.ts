@@ -254,6 +254,97 @@ describe("Reader: a sweep's read", () => {
   });
 });
 
+describe("Reader: a sweep's read after the look at its page", () => {
+  it("uses the row the look found while this process wrote nothing since: no look of its own", async () => {
+    const t = await make([[7, {}]], { get: () => Promise.reject(new Error("looked again")) });
+    const listed = orderRow(7, { status: "Listed" });
+    const changes = await t.reader.schedule(7, LINES, "sweep", {
+      sweep: 1,
+      listed,
+      listedOver: null,
+      looked: { row: undefined, writes: t.reader.writes },
+    });
+    expect(changes.map((c) => c.type)).toEqual(["order.added"]);
+    expect(t.fake.calls).toEqual(["items 7 200", "shipments 7 50"]);
+  });
+
+  it("looks again once a write of this process was asked for since, and reads a newer order whole", async () => {
+    const gets: number[] = [];
+    const t = await make([[7, { order: orderRow(7, { status: "Newer" }) }]]);
+    const realGet = t.store.get.bind(t.store);
+    const writes = t.reader.writes;
+    // A webhook's read of the order, committed after the sweep looked at its page.
+    await t.reader.schedule(7, ALL, "webhook");
+    expect(t.reader.writes).toBe(writes + 2);
+    const store = new Proxy(t.store, {
+      get: (target, key) =>
+        key === "get"
+          ? (n: number) => {
+              gets.push(n);
+              return realGet(n);
+            }
+          : Reflect.get(target, key),
+    });
+    Object.defineProperty(t.ctx, "store", { value: store });
+    t.fake.calls.length = 0;
+    await t.reader.schedule(7, LINES, "sweep", {
+      sweep: 4,
+      listed: orderRow(7, { status: "Older" }),
+      listedOver: null,
+      looked: { row: undefined, writes },
+    });
+    expect(gets).toEqual([7]);
+    expect(t.fake.calls).toEqual(["get 7", "items 7 200", "shipments 7 50"]);
+    expect((await t.store.get(7))?.order).toEqual(orderRow(7, { status: "Newer" }));
+  });
+
+  it("looks again on a store other processes write too, whatever this process did", async () => {
+    const t = await make([[7, { order: orderRow(7, { status: "Newer" }) }]]);
+    await t.reader.schedule(7, ALL, "webhook");
+    const shared = new Proxy(t.store, {
+      get: (target, key) => (key === "soleWriter" ? () => false : Reflect.get(target, key)),
+    });
+    Object.defineProperty(t.ctx, "store", { value: shared });
+    t.fake.calls.length = 0;
+    // Another process stored the order after this one looked (and found none).
+    await t.reader.schedule(7, LINES, "sweep", {
+      sweep: 4,
+      listed: orderRow(7, { status: "Older" }),
+      listedOver: null,
+      looked: { row: undefined, writes: t.reader.writes },
+    });
+    expect(t.fake.calls).toEqual(["get 7", "items 7 200", "shipments 7 50"]);
+    expect((await t.store.get(7))?.order).toEqual(orderRow(7, { status: "Newer" }));
+  });
+
+  it("counts a write as asked for and as ended, failed or not", async () => {
+    let fail = true;
+    const t = await make([[7, {}]], {});
+    const commit = t.store.commit.bind(t.store);
+    const store = new Proxy(t.store, {
+      get: (target, key) =>
+        key === "commit"
+          ? (...args: Parameters<MirrorStore["commit"]>) =>
+              fail ? Promise.reject(new Error("disk full")) : commit(...args)
+          : Reflect.get(target, key),
+    });
+    Object.defineProperty(t.ctx, "store", { value: store });
+    const seen: number[] = [];
+    const during = t.reader.writing(async () => {
+      seen.push(t.reader.writes);
+      return 5;
+    });
+    expect(await during).toBe(5);
+    expect(seen).toEqual([1]);
+    expect(t.reader.writes).toBe(2);
+    await expect(t.reader.schedule(7, ALL, "poll")).rejects.toThrow("disk full");
+    expect(t.reader.writes).toBe(4);
+    fail = false;
+    await t.reader.schedule(7, ALL, "poll");
+    expect(t.reader.writes).toBe(6);
+  });
+});
+
 describe("Reader: scheduling", () => {
   it("joins requests for one order made together into one read of every part asked", async () => {
     const t = await make([[7, {}]]);
@@ -357,7 +448,10 @@ describe("Reader: polls", () => {
     );
     let progress = 0;
     t.ctx.report = Object.assign(t.ctx.report, { progress: () => progress++ });
+    const writes = t.reader.writes;
     expect(await t.reader.pollDue(123, () => false)).toEqual({ polled: 3, failed: 0 });
+    // Two rounds, each one write counted as asked for and as ended, as a sweep's later look needs.
+    expect(t.reader.writes - writes).toBe(4);
     expect(claims).toEqual([
       [123, 8, NOW + OPEN],
       [123, 8, NOW + OPEN],
