@@ -30,6 +30,8 @@ export class Sweeper {
   /** When this process last renewed the lease, and whether a renewal found it taken. */
   #renewedAt = Number.NEGATIVE_INFINITY;
   #lost = false;
+  /** The renewal `keepLease` started and is waiting for, if any. */
+  #keeping: Promise<void> | undefined;
   /** The sweep under way in this process: a second request joins it rather than sweeping twice. */
   #running: Promise<SweepOutcome> | undefined;
   /** A resync (or other walk under the lease) of this process, settled or not. */
@@ -143,7 +145,14 @@ export class Sweeper {
    */
   async keepLease(): Promise<void> {
     if (this.#lost || this.#ctx.clock.now() - this.#renewedAt < this.#ctx.leaseMs / 3) return;
-    await this.#renew().catch(() => undefined);
+    // One renewal at a time: reads that end while one is on its way would each queue another,
+    // stamped with its own start, and a queue of them can end after the lease it renews.
+    this.#keeping ??= this.#renew()
+      .catch(() => undefined)
+      .then(() => {
+        this.#keeping = undefined;
+      });
+    await this.#keeping;
   }
 
   async #record(last: { at: string; ok: boolean; code?: string }): Promise<void> {

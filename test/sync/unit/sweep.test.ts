@@ -533,6 +533,47 @@ describe("Sweeper", () => {
     expect(leaseCalls).toHaveLength(3);
   });
 
+  it("starts one renewal at a time: reads ending while it is on its way wait for it", async () => {
+    const t = await make({ "": page([orderRow(1)]) });
+    const store = t.store;
+    const leaseCalls: number[] = [];
+    let answer = (_held: boolean) => {};
+    Object.defineProperty(t.ctx, "store", {
+      value: new Proxy(store, {
+        get: (s, k) =>
+          k === "lease"
+            ? (_n: string, _h: string, now: number) => {
+                leaseCalls.push(now);
+                return new Promise<boolean>((resolve) => {
+                  answer = resolve;
+                });
+              }
+            : (Reflect.get(s, k).bind?.(s) ?? Reflect.get(s, k)),
+      }),
+    });
+    const first = t.sweeper.keepLease();
+    t.ctx.clock.wall += 1_000;
+    const second = t.sweeper.keepLease();
+    let ended = false;
+    void second.then(() => {
+      ended = true;
+    });
+    await Promise.resolve();
+    expect(leaseCalls).toEqual([NOW]);
+    expect(ended).toBe(false);
+    answer(true);
+    await Promise.all([first, second]);
+    // Renewed as of its start: the next renewal is due a third of the lease (10 s) after that.
+    t.ctx.clock.wall += 8_999;
+    await t.sweeper.keepLease();
+    expect(leaseCalls).toEqual([NOW]);
+    t.ctx.clock.wall += 1;
+    const third = t.sweeper.keepLease();
+    answer(true);
+    await third;
+    expect(leaseCalls).toEqual([NOW, NOW + 10_000]);
+  });
+
   it("stops a sweep whose lease a renewal during the page found taken", async () => {
     const t = await make({ "": page([orderRow(1)], "c2"), c2: page([]) });
     const store = t.store;
