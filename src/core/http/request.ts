@@ -47,6 +47,8 @@ export interface HttpRequest<T> {
   retry?: boolean;
   target?: string;
   read(answer: WireAnswer): Promise<T>;
+  /** The whole body as text made into data: used instead of `read` when present. */
+  parse?(text: string): T;
   succeeds?(status: number): boolean;
   redact?: (text: string) => string;
   problem?(text: string, status: number): unknown;
@@ -108,31 +110,23 @@ export class Http {
     options: CallOptions = {},
   ): APIPromise<ResponseModels[K]> {
     type T = ResponseModels[K];
-    const violations = [
-      ...(operation.violations ?? []),
-      ...headerViolations(options.headers, "headers"),
-    ];
-    if (violations.length) {
-      const error = new RequestValidationError(violations, operation.what);
-      return new APIPromise<T>(Promise.reject(error));
+    const own = operation.violations;
+    const given = options.headers;
+    if ((own !== undefined && own.length > 0) || given !== undefined) {
+      const violations = [...(own ?? []), ...headerViolations(given, "headers")];
+      if (violations.length) {
+        const error = new RequestValidationError(violations, operation.what);
+        return new APIPromise<T>(Promise.reject(error));
+      }
     }
     const path = displayPath(operation);
     const body: string | undefined = JSON.stringify(operation.body);
-    const headers = { ...mergeHeaders(this.#config.headers, options.headers) };
+    const headers = { ...mergeHeaders(this.#config.headers, given) };
     if (body !== undefined) headers["content-type"] = "application/json";
     const auth = operation.auth !== false;
     if (auth) headers.accept = "application/json";
-    const decode = operation.decoder ?? decodeBody;
-    const read = async (answer: WireAnswer): Promise<T> => {
-      // As text: JSON.parse would round number-encoded money to a double.
-      const text = await answer.text();
-      if (text === "" || operation.decode === false) return undefined as T;
-      return decode(operation.operationId, text) as T;
-    };
     const url = this.#config.base + path + queryString(operation.params.query);
-    const method = methodOf(operation);
-    const { operationId } = operation;
-    const request = { method, url, path, operation: operationId, headers, body, auth, read };
+    const request = new OperationRequest<T>(operation, url, path, headers, body, auth);
     return new APIPromise(
       this.request(request, options).then((answer) => {
         if (this.#observers.size) this.#tell(operation, answer.data);
@@ -175,23 +169,38 @@ export class Http {
         : once;
     try {
       if (request.retry === false) return await attempt(1);
-      return await withRetries(attempt, {
-        maxRetries: options.maxRetries ?? this.#config.maxRetries,
-        policy: this.#config.retry,
-        budget: this.#config.budget,
-        clock,
-        signal,
-        deadline: options.deadline,
-        // Stryker disable next-line OptionalChaining: a token was sent only when there is a token source
-        onUnauthorized: () => used.token !== undefined && tokens?.invalidate(used.token) === true,
-        onRetry: ({ error, attempt: n, delayMs }) =>
-          log.info(`retrying ${method} ${path}`, {
-            status: error instanceof APIError ? error.status : undefined,
-            code: error instanceof APIError && error.code ? boundText(error.code, 100) : undefined,
-            attempt: n,
-            delayMs: Math.round(delayMs),
-          }),
-      });
+      if (signal?.aborted) throw new APIUserAbortError();
+      // The first attempt outside the retry loop: a call that succeeds builds none of it.
+      let first: { error: unknown };
+      try {
+        const value = await attempt(1);
+        this.#config.budget?.succeeded(0);
+        return value;
+      } catch (error) {
+        first = { error };
+      }
+      return await withRetries(
+        attempt,
+        {
+          maxRetries: options.maxRetries ?? this.#config.maxRetries,
+          policy: this.#config.retry,
+          budget: this.#config.budget,
+          clock,
+          signal,
+          deadline: options.deadline,
+          // Stryker disable next-line OptionalChaining: a token was sent only when there is a token source
+          onUnauthorized: () => used.token !== undefined && tokens?.invalidate(used.token) === true,
+          onRetry: ({ error, attempt: n, delayMs }) =>
+            log.info(`retrying ${method} ${path}`, {
+              status: error instanceof APIError ? error.status : undefined,
+              code:
+                error instanceof APIError && error.code ? boundText(error.code, 100) : undefined,
+              attempt: n,
+              delayMs: Math.round(delayMs),
+            }),
+        },
+        first,
+      );
     } catch (error) {
       if (signal?.aborted && !(error instanceof PartnerOrdersError)) throw new APIUserAbortError();
       if (error instanceof PartnerOrdersError) throw error;
@@ -308,9 +317,39 @@ export class Http {
       });
     }
     if (request.succeeds ? request.succeeds(status) : status >= 200 && status < 300) {
-      return { data: await request.read(answer), answer };
+      const data = request.parse ? request.parse(await answer.text()) : await request.read(answer);
+      return { data, answer };
     }
     return { answer, failure: await answer.text().catch(() => "") };
+  }
+}
+
+/** One API operation as a request: its reading shared by every call, no closures made per call. */
+class OperationRequest<T> implements HttpRequest<T> {
+  readonly method: "GET" | "POST";
+  readonly operation: ApiOperationId;
+
+  constructor(
+    private readonly described: Operation,
+    readonly url: string,
+    readonly path: string,
+    readonly headers: Record<string, string>,
+    readonly body: string | undefined,
+    readonly auth: boolean,
+  ) {
+    this.method = methodOf(described);
+    this.operation = described.operationId;
+  }
+
+  // As text: JSON.parse would round number-encoded money to a double.
+  parse(text: string): T {
+    const { described } = this;
+    if (text === "" || described.decode === false) return undefined as T;
+    return (described.decoder ?? decodeBody)(described.operationId, text) as T;
+  }
+
+  async read(answer: WireAnswer): Promise<T> {
+    return this.parse(await answer.text());
   }
 }
 
