@@ -83,6 +83,8 @@ export function undiciWire(_undici: Undici, dispatcher: Dispatcher): Wire {
     });
 }
 
+const noHeaders: readonly Buffer[] = [];
+
 // A discarded body this large is not worth reading for the connection's sake: the request ends.
 const discardLimit = 128 * 1024;
 
@@ -92,7 +94,8 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
   private abort: ((reason?: Error) => void) | undefined;
   private reason: Error | undefined;
   private resume: (() => void) | undefined;
-  private raw: Record<string, string | string[]> = Object.create(null);
+  private given: readonly Buffer[] = noHeaders;
+  private raw: Record<string, string | string[]> | undefined;
   private all: Headers | undefined;
   private chunks: Buffer[] = [];
   private size = 0;
@@ -127,15 +130,8 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
     if (status < 200) return true;
     this.status = status;
     this.resume = resume;
-    const headers = this.raw;
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = (raw[i] as Buffer).toString("latin1").toLowerCase();
-      const value = (raw[i + 1] as Buffer).toString("latin1");
-      const seen = headers[name];
-      if (seen === undefined) headers[name] = value;
-      else if (typeof seen === "string") headers[name] = [seen, value];
-      else seen.push(value);
-    }
+    // Decoded when asked for: a success is read without its headers.
+    this.given = raw;
     const answer = this.answer;
     this.answer = undefined;
     this.fail = undefined;
@@ -182,15 +178,31 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
     waiting?.reject(error);
   }
 
+  private named(): Record<string, string | string[]> {
+    if (this.raw) return this.raw;
+    const headers: Record<string, string | string[]> = Object.create(null);
+    const raw = this.given;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = (raw[i] as Buffer).toString("latin1").toLowerCase();
+      const value = (raw[i + 1] as Buffer).toString("latin1");
+      const seen = headers[name];
+      if (seen === undefined) headers[name] = value;
+      else if (typeof seen === "string") headers[name] = [seen, value];
+      else seen.push(value);
+    }
+    this.raw = headers;
+    return headers;
+  }
+
   header(name: string): string | null {
-    const value = this.raw[name];
+    const value = this.named()[name];
     if (value === undefined) return null;
     return typeof value === "string" ? value : value.join(", ");
   }
 
   headers(): Headers {
     this.all ??= new Headers(
-      Object.entries(this.raw).flatMap(([name, value]) =>
+      Object.entries(this.named()).flatMap(([name, value]) =>
         typeof value === "string"
           ? [[name, value] as [string, string]]
           : value.map((v): [string, string] => [name, v]),
