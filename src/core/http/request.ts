@@ -11,17 +11,16 @@ import {
 import { headerViolations, mergeHeaders } from "../headers";
 import type { Log } from "../logger";
 import type { ResponseModels } from "../models";
-import { decodeBody } from "../money";
 import { boundText } from "../redact";
 import type { AttemptObserver, Sent, TelemetrySlot } from "./hooks";
 import {
   type ApiOperationId,
   type CallOptions,
   displayPath,
-  methodOf,
   type Operation,
   queryString,
 } from "./operation";
+import { OperationRequest } from "./operation-request";
 import type { RetryBudget, RetryPolicy } from "./policy";
 import { errorFromResponse } from "./problem";
 import { withRetries } from "./retry";
@@ -77,10 +76,14 @@ export type AttemptWrapper = <T>(
   context: { method: string; path: string; options: CallOptions },
 ) => Promise<T>;
 
+const maxSpare = 16;
+
 /** @internal Every request the SDK makes (API, token, MCP) goes through {@link request}. */
 export class Http {
   readonly #config: HttpConfig;
   readonly #observers = new Set<(operation: Operation, data: unknown) => void>();
+  /** Timeout controllers of finished attempts that nothing listens to any more, for the next ones. */
+  readonly #spare: AbortController[] = [];
 
   constructor(config: HttpConfig) {
     this.#config = config;
@@ -227,7 +230,7 @@ export class Http {
         throw new APITimeoutError(`${method} ${path}: the deadline has passed.`);
     }
     const started = log.enabled("debug") ? clock.monotonic() : 0;
-    const timeout = new AbortController();
+    const timeout = this.#spare.pop() ?? new AbortController();
     let linked = timeout.signal;
     let unlink: (() => void) | undefined;
     if (signal) {
@@ -241,7 +244,9 @@ export class Http {
     }
     // Before the timer: a token request with the same timeoutMs gives up first, with its own error.
     const work = this.#exchange(request, linked, used);
-    const cancelTimer = startTimer(clock, timeoutMs, () => timeout.abort());
+    let settled = false;
+    // Never once settled, even from a clock whose cancel came late: the controller may be kept.
+    const cancelTimer = startTimer(clock, timeoutMs, () => settled || timeout.abort());
     // A test clock (the sandbox's runAll) waits for the answer before it moves time on.
     clock.track?.(work);
     let result: Exchanged<T>;
@@ -258,6 +263,7 @@ export class Http {
         { cause },
       );
     } finally {
+      settled = true;
       cancelTimer();
       unlink?.();
     }
@@ -270,6 +276,16 @@ export class Http {
       });
     }
     const { answer, failure } = result;
+    // Making a controller costs more than the rest of a call's own work: one that nothing holds is kept.
+    if (
+      signal === undefined &&
+      !linked.aborted &&
+      !result.lent &&
+      answer.released?.() === true &&
+      this.#spare.length < maxSpare
+    ) {
+      this.#spare.push(timeout);
+    }
     if (failure === undefined) return withResponse(result.data as T, answer);
     const { tokens } = this.#config;
     throw errorFromResponse(
@@ -292,8 +308,13 @@ export class Http {
     const headers = request.headers;
     used.token = undefined;
     used.status = undefined;
+    let lent = false;
     if (request.auth !== false && tokens) {
-      const token = tokens.current() ?? (await untilAborted(tokens.get(signal), signal));
+      let token = tokens.current();
+      if (token === undefined) {
+        lent = true;
+        token = await untilAborted(tokens.get(signal), signal);
+      }
       used.token = token;
       if (token) headers.authorization = `Bearer ${token}`;
     }
@@ -318,43 +339,16 @@ export class Http {
     }
     if (request.succeeds ? request.succeeds(status) : status >= 200 && status < 300) {
       const data = request.parse ? request.parse(await answer.text()) : await request.read(answer);
-      return { data, answer };
+      return { data, answer, lent };
     }
-    return { answer, failure: await answer.text().catch(() => "") };
-  }
-}
-
-/** One API operation as a request: its reading shared by every call, no closures made per call. */
-class OperationRequest<T> implements HttpRequest<T> {
-  readonly method: "GET" | "POST";
-  readonly operation: ApiOperationId;
-
-  constructor(
-    private readonly described: Operation,
-    readonly url: string,
-    readonly path: string,
-    readonly headers: Record<string, string>,
-    readonly body: string | undefined,
-    readonly auth: boolean,
-  ) {
-    this.method = methodOf(described);
-    this.operation = described.operationId;
-  }
-
-  // As text: JSON.parse would round number-encoded money to a double.
-  parse(text: string): T {
-    const { described } = this;
-    if (text === "" || described.decode === false) return undefined as T;
-    return (described.decoder ?? decodeBody)(described.operationId, text) as T;
-  }
-
-  async read(answer: WireAnswer): Promise<T> {
-    return this.parse(await answer.text());
+    return { answer, failure: await answer.text().catch(() => ""), lent };
   }
 }
 
 interface Exchanged<T> {
   answer: WireAnswer;
+  /** The signal went to the token source, which may still hold it. */
+  lent: boolean;
   data?: T;
   failure?: string;
 }

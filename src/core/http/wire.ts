@@ -18,6 +18,8 @@ export interface WireAnswer {
   /** Its body streamed when unread (MCP). */
   response(): Response;
   discard(): void;
+  /** True once the wire holds nothing of the request's signal, so it may serve another request. */
+  released?(): boolean;
 }
 
 export type Wire = (request: WireRequest) => Promise<WireAnswer>;
@@ -192,6 +194,11 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
     }
     this.raw = headers;
     return headers;
+  }
+
+  released(): boolean {
+    // Both remove the abort listener; nothing else keeps the signal.
+    return this.done || this.failure !== undefined;
   }
 
   header(name: string): string | null {
