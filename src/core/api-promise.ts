@@ -28,13 +28,7 @@ export class APIPromise<T> implements PromiseLike<T> {
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    // One reaction, not a `.then` for the data and another for the caller's.
-    return this.#result.then(
-      typeof onfulfilled === "function"
-        ? (r) => onfulfilled(r.data)
-        : (r) => r.data as unknown as R1,
-      onrejected,
-    );
+    return this.#result.then((r) => r.data).then(onfulfilled, onrejected);
   }
 
   /** Handles a failed call, as `Promise.prototype.catch` does. */

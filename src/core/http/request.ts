@@ -11,23 +11,25 @@ import {
 import { headerViolations, mergeHeaders } from "../headers";
 import type { Log } from "../logger";
 import type { ResponseModels } from "../models";
+import { decodeBody } from "../money";
 import { boundText } from "../redact";
 import type { AttemptObserver, Sent, TelemetrySlot } from "./hooks";
 import {
   type ApiOperationId,
   type CallOptions,
   displayPath,
+  methodOf,
   type Operation,
   queryString,
 } from "./operation";
-import { OperationRequest } from "./operation-request";
 import type { RetryBudget, RetryPolicy } from "./policy";
 import { errorFromResponse } from "./problem";
 import { withRetries } from "./retry";
 import type { Wire, WireAnswer } from "./wire";
 
 export interface TokenSource {
-  // The token request is shared and tied to no caller: each bounds its own wait with `signal`.
+  // The token request is shared and tied to no caller: each bounds its own wait with `signal`. Kept
+  // by nothing once settled: a finished attempt's signal serves later attempts.
   get(signal?: AbortSignal): Promise<string>;
   current(): string | undefined;
   /** Forgets a refused `token`; true when a retry can bring a different one. */
@@ -45,8 +47,8 @@ export interface HttpRequest<T> {
   auth?: boolean;
   retry?: boolean;
   target?: string;
-  read(answer: WireAnswer): Promise<T>;
-  /** The whole body as text made into data: used instead of `read` when present. */
+  /** Either reads the answer, or `parse` makes its whole body, as text, into data. */
+  read?(answer: WireAnswer): Promise<T>;
   parse?(text: string): T;
   succeeds?(status: number): boolean;
   redact?: (text: string) => string;
@@ -76,13 +78,11 @@ export type AttemptWrapper = <T>(
   context: { method: string; path: string; options: CallOptions },
 ) => Promise<T>;
 
-const maxSpare = 16;
-
 /** @internal Every request the SDK makes (API, token, MCP) goes through {@link request}. */
 export class Http {
   readonly #config: HttpConfig;
   readonly #observers = new Set<(operation: Operation, data: unknown) => void>();
-  /** Timeout controllers of finished attempts that nothing listens to any more, for the next ones. */
+  /** Timeout controllers of finished attempts that nothing listens to any more (16 at most). */
   readonly #spare: AbortController[] = [];
 
   constructor(config: HttpConfig) {
@@ -113,23 +113,35 @@ export class Http {
     options: CallOptions = {},
   ): APIPromise<ResponseModels[K]> {
     type T = ResponseModels[K];
-    const own = operation.violations;
-    const given = options.headers;
-    if ((own !== undefined && own.length > 0) || given !== undefined) {
-      const violations = [...(own ?? []), ...headerViolations(given, "headers")];
-      if (violations.length) {
-        const error = new RequestValidationError(violations, operation.what);
-        return new APIPromise<T>(Promise.reject(error));
-      }
+    const violations = [
+      ...(operation.violations ?? []),
+      ...headerViolations(options.headers, "headers"),
+    ];
+    if (violations.length) {
+      const error = new RequestValidationError(violations, operation.what);
+      return new APIPromise<T>(Promise.reject(error));
     }
     const path = displayPath(operation);
     const body: string | undefined = JSON.stringify(operation.body);
-    const headers = { ...mergeHeaders(this.#config.headers, given) };
+    const headers = { ...mergeHeaders(this.#config.headers, options.headers) };
     if (body !== undefined) headers["content-type"] = "application/json";
     const auth = operation.auth !== false;
     if (auth) headers.accept = "application/json";
     const url = this.#config.base + path + queryString(operation.params.query);
-    const request = new OperationRequest<T>(operation, url, path, headers, body, auth);
+    const { operationId } = operation;
+    const decode = operation.decoder ?? decodeBody;
+    const request: HttpRequest<T> = {
+      method: methodOf(operation),
+      url,
+      path,
+      operation: operationId,
+      headers,
+      body,
+      auth,
+      // As text: JSON.parse would round number-encoded money to a double.
+      parse: (text) =>
+        (text === "" || operation.decode === false ? undefined : decode(operationId, text)) as T,
+    };
     return new APIPromise(
       this.request(request, options).then((answer) => {
         if (this.#observers.size) this.#tell(operation, answer.data);
@@ -172,38 +184,23 @@ export class Http {
         : once;
     try {
       if (request.retry === false) return await attempt(1);
-      if (signal?.aborted) throw new APIUserAbortError();
-      // The first attempt outside the retry loop: a call that succeeds builds none of it.
-      let first: { error: unknown };
-      try {
-        const value = await attempt(1);
-        this.#config.budget?.succeeded(0);
-        return value;
-      } catch (error) {
-        first = { error };
-      }
-      return await withRetries(
-        attempt,
-        {
-          maxRetries: options.maxRetries ?? this.#config.maxRetries,
-          policy: this.#config.retry,
-          budget: this.#config.budget,
-          clock,
-          signal,
-          deadline: options.deadline,
-          // Stryker disable next-line OptionalChaining: a token was sent only when there is a token source
-          onUnauthorized: () => used.token !== undefined && tokens?.invalidate(used.token) === true,
-          onRetry: ({ error, attempt: n, delayMs }) =>
-            log.info(`retrying ${method} ${path}`, {
-              status: error instanceof APIError ? error.status : undefined,
-              code:
-                error instanceof APIError && error.code ? boundText(error.code, 100) : undefined,
-              attempt: n,
-              delayMs: Math.round(delayMs),
-            }),
-        },
-        first,
-      );
+      return await withRetries(attempt, {
+        maxRetries: options.maxRetries ?? this.#config.maxRetries,
+        policy: this.#config.retry,
+        budget: this.#config.budget,
+        clock,
+        signal,
+        deadline: options.deadline,
+        // Stryker disable next-line OptionalChaining: a token was sent only when there is a token source
+        onUnauthorized: () => used.token !== undefined && tokens?.invalidate(used.token) === true,
+        onRetry: ({ error, attempt: n, delayMs }) =>
+          log.info(`retrying ${method} ${path}`, {
+            status: error instanceof APIError ? error.status : undefined,
+            code: error instanceof APIError && error.code ? boundText(error.code, 100) : undefined,
+            attempt: n,
+            delayMs: Math.round(delayMs),
+          }),
+      });
     } catch (error) {
       if (signal?.aborted && !(error instanceof PartnerOrdersError)) throw new APIUserAbortError();
       if (error instanceof PartnerOrdersError) throw error;
@@ -280,9 +277,8 @@ export class Http {
     if (
       signal === undefined &&
       !linked.aborted &&
-      !result.lent &&
       answer.released?.() === true &&
-      this.#spare.length < maxSpare
+      this.#spare.length < 16
     ) {
       this.#spare.push(timeout);
     }
@@ -308,13 +304,8 @@ export class Http {
     const headers = request.headers;
     used.token = undefined;
     used.status = undefined;
-    let lent = false;
     if (request.auth !== false && tokens) {
-      let token = tokens.current();
-      if (token === undefined) {
-        lent = true;
-        token = await untilAborted(tokens.get(signal), signal);
-      }
+      const token = tokens.current() ?? (await untilAborted(tokens.get(signal), signal));
       used.token = token;
       if (token) headers.authorization = `Bearer ${token}`;
     }
@@ -338,17 +329,17 @@ export class Http {
       });
     }
     if (request.succeeds ? request.succeeds(status) : status >= 200 && status < 300) {
-      const data = request.parse ? request.parse(await answer.text()) : await request.read(answer);
-      return { data, answer, lent };
+      const data = request.parse
+        ? request.parse(await answer.text())
+        : ((await request.read?.(answer)) as T);
+      return { data, answer };
     }
-    return { answer, failure: await answer.text().catch(() => ""), lent };
+    return { answer, failure: await answer.text().catch(() => "") };
   }
 }
 
 interface Exchanged<T> {
   answer: WireAnswer;
-  /** The signal went to the token source, which may still hold it. */
-  lent: boolean;
   data?: T;
   failure?: string;
 }

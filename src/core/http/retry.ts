@@ -73,21 +73,17 @@ export interface RetryLoopOptions {
   onRetry?: (info: { error: unknown; attempt: number; delayMs: number }) => void;
 }
 
-/** `failed`: the first attempt was made by the caller and failed so; the loop goes on from there. */
 export async function withRetries<T>(
   attempt: (attemptNumber: number) => Promise<T>,
   options: RetryLoopOptions,
-  failed?: { error: unknown },
 ): Promise<T> {
   const { clock, budget, signal } = options;
   const policy = options.policy ?? defaultRetryPolicy;
   const state: Required<RetryState> = { retriesMade: 0, byAnswer: {} };
   let lastCost = 0;
   for (let n = 1; ; n++) {
-    const made = n === 1 ? failed : undefined;
-    if (!made && signal?.aborted) throw new APIUserAbortError();
+    if (signal?.aborted) throw new APIUserAbortError();
     try {
-      if (made) throw made.error;
       const value = await attempt(n);
       budget?.succeeded(lastCost);
       return value;

@@ -85,8 +85,6 @@ export function undiciWire(_undici: Undici, dispatcher: Dispatcher): Wire {
     });
 }
 
-const noHeaders: readonly Buffer[] = [];
-
 // A discarded body this large is not worth reading for the connection's sake: the request ends.
 const discardLimit = 128 * 1024;
 
@@ -96,8 +94,8 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
   private abort: ((reason?: Error) => void) | undefined;
   private reason: Error | undefined;
   private resume: (() => void) | undefined;
-  private given: readonly Buffer[] = noHeaders;
-  private raw: Record<string, string | string[]> | undefined;
+  // The answer's header lines as undici gives them, decoded when first asked for.
+  private given: Buffer[] = [];
   private all: Headers | undefined;
   private chunks: Buffer[] = [];
   private size = 0;
@@ -180,41 +178,27 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
     waiting?.reject(error);
   }
 
-  private named(): Record<string, string | string[]> {
-    if (this.raw) return this.raw;
-    const headers: Record<string, string | string[]> = Object.create(null);
-    const raw = this.given;
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = (raw[i] as Buffer).toString("latin1").toLowerCase();
-      const value = (raw[i + 1] as Buffer).toString("latin1");
-      const seen = headers[name];
-      if (seen === undefined) headers[name] = value;
-      else if (typeof seen === "string") headers[name] = [seen, value];
-      else seen.push(value);
-    }
-    this.raw = headers;
-    return headers;
-  }
-
   released(): boolean {
     // Both remove the abort listener; nothing else keeps the signal.
-    return this.done || this.failure !== undefined;
+    return this.done || !!this.failure;
   }
 
   header(name: string): string | null {
-    const value = this.named()[name];
-    if (value === undefined) return null;
-    return typeof value === "string" ? value : value.join(", ");
+    return this.headers().get(name);
   }
 
   headers(): Headers {
-    this.all ??= new Headers(
-      Object.entries(this.named()).flatMap(([name, value]) =>
-        typeof value === "string"
-          ? [[name, value] as [string, string]]
-          : value.map((v): [string, string] => [name, v]),
-      ),
-    );
+    if (!this.all) {
+      const all = new Headers();
+      const raw = this.given;
+      for (let i = 0; i < raw.length; i += 2) {
+        all.append(
+          (raw[i] as Buffer).toString("latin1"),
+          (raw[i + 1] as Buffer).toString("latin1"),
+        );
+      }
+      this.all = all;
+    }
     return this.all;
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { APITimeoutError } from "../../../src/core/errors";
-import type { Http, TokenSource } from "../../../src/core/http/request";
+import type { Http } from "../../../src/core/http/request";
 import type { Wire, WireAnswer } from "../../../src/core/http/wire";
 import type { Clock } from "../../../src/internal/clock";
 import { FakeClock } from "../../support/fake-clock";
@@ -37,7 +37,7 @@ function scriptedWire(released: (() => boolean) | undefined) {
   return { wire, signals, hangNext: () => (hangNext = true) };
 }
 
-function http(wire: Wire, config: { clock?: Clock; tokens?: TokenSource } = {}): Http {
+function http(wire: Wire, config: { clock?: Clock } = {}): Http {
   return httpOver(async () => new Response(""), { wire, timeoutMs: 1_000, ...config });
 }
 
@@ -74,28 +74,6 @@ describe("the timeout controller of a finished attempt", () => {
     await layer.request(pingRequest());
     await layer.request(pingRequest());
     expect(signals[1]).not.toBe(signals[0]);
-  });
-
-  it("is not kept when its signal went to the token source", async () => {
-    const clock = new FakeClock();
-    const held: AbortSignal[] = [];
-    let token: string | undefined;
-    const tokens: TokenSource = {
-      get: async (signal) => {
-        if (signal) held.push(signal);
-        token = "t1";
-        return token;
-      },
-      current: () => token,
-      invalidate: () => false,
-      redact: (text) => text,
-    };
-    const { wire, hangNext } = scriptedWire(() => true);
-    const layer = http(wire, { clock, tokens });
-    await layer.request({ ...pingRequest(), auth: true });
-    expect(held).toHaveLength(1);
-    expect(await timeOut(layer, clock, hangNext)).toBeInstanceOf(APITimeoutError);
-    expect(held[0]?.aborted).toBe(false);
   });
 
   it("is not kept when the caller gave a signal: a later timeout never reaches that call", async () => {
