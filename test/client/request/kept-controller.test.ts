@@ -104,4 +104,36 @@ describe("the timeout controller of a finished attempt", () => {
     expect(signals[1]).toBe(signals[0]);
     expect(signals[1]?.aborted).toBe(false);
   });
+
+  it("is not kept when its timer fired while the answer was being read (a clock's timer run then)", async () => {
+    const timers: (() => void)[] = [];
+    const clock: Clock = {
+      now: () => 0,
+      monotonic: () => 0,
+      sleep: async () => {},
+      setTimer: (_ms, run) => {
+        timers.push(run);
+        return () => {};
+      },
+    };
+    const signals: AbortSignal[] = [];
+    const wire: Wire = async ({ signal }) => {
+      signals.push(signal);
+      return {
+        ...answer(() => true),
+        // The attempt's timer comes due while the body is read: the call still gets its answer.
+        text: async () => {
+          if (signals.length === 1) for (const run of timers) run();
+          return "ok";
+        },
+      };
+    };
+    const layer = http(wire, { clock });
+    const first = await layer.request({ ...pingRequest(), read: undefined, parse: (text) => text });
+    expect(first.data).toBe("ok");
+    expect(signals[0]?.aborted).toBe(true);
+    await layer.request(pingRequest());
+    expect(signals[1]).not.toBe(signals[0]);
+    expect(signals[1]?.aborted).toBe(false);
+  });
 });
