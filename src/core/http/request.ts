@@ -28,7 +28,8 @@ import { withRetries } from "./retry";
 import type { Wire, WireAnswer } from "./wire";
 
 export interface TokenSource {
-  // The token request is shared and tied to no caller: each bounds its own wait with `signal`.
+  // The token request is shared and tied to no caller: each bounds its own wait with `signal`. Kept
+  // by nothing once settled: a finished attempt's signal serves later attempts.
   get(signal?: AbortSignal): Promise<string>;
   current(): string | undefined;
   /** Forgets a refused `token`; true when a retry can bring a different one. */
@@ -46,7 +47,9 @@ export interface HttpRequest<T> {
   auth?: boolean;
   retry?: boolean;
   target?: string;
-  read(answer: WireAnswer): Promise<T>;
+  /** Either reads the answer, or `parse` makes its whole body, as text, into data. */
+  read?(answer: WireAnswer): Promise<T>;
+  parse?(text: string): T;
   succeeds?(status: number): boolean;
   redact?: (text: string) => string;
   problem?(text: string, status: number): unknown;
@@ -79,6 +82,8 @@ export type AttemptWrapper = <T>(
 export class Http {
   readonly #config: HttpConfig;
   readonly #observers = new Set<(operation: Operation, data: unknown) => void>();
+  /** Timeout controllers of finished attempts that nothing listens to any more (16 at most). */
+  readonly #spare: AbortController[] = [];
 
   constructor(config: HttpConfig) {
     this.#config = config;
@@ -122,17 +127,21 @@ export class Http {
     if (body !== undefined) headers["content-type"] = "application/json";
     const auth = operation.auth !== false;
     if (auth) headers.accept = "application/json";
-    const decode = operation.decoder ?? decodeBody;
-    const read = async (answer: WireAnswer): Promise<T> => {
-      // As text: JSON.parse would round number-encoded money to a double.
-      const text = await answer.text();
-      if (text === "" || operation.decode === false) return undefined as T;
-      return decode(operation.operationId, text) as T;
-    };
     const url = this.#config.base + path + queryString(operation.params.query);
-    const method = methodOf(operation);
     const { operationId } = operation;
-    const request = { method, url, path, operation: operationId, headers, body, auth, read };
+    const decode = operation.decoder ?? decodeBody;
+    const request: HttpRequest<T> = {
+      method: methodOf(operation),
+      url,
+      path,
+      operation: operationId,
+      headers,
+      body,
+      auth,
+      // As text: JSON.parse would round number-encoded money to a double.
+      parse: (text) =>
+        (text === "" || operation.decode === false ? undefined : decode(operationId, text)) as T,
+    };
     return new APIPromise(
       this.request(request, options).then((answer) => {
         if (this.#observers.size) this.#tell(operation, answer.data);
@@ -218,7 +227,7 @@ export class Http {
         throw new APITimeoutError(`${method} ${path}: the deadline has passed.`);
     }
     const started = log.enabled("debug") ? clock.monotonic() : 0;
-    const timeout = new AbortController();
+    const timeout = this.#spare.pop() ?? new AbortController();
     let linked = timeout.signal;
     let unlink: (() => void) | undefined;
     if (signal) {
@@ -232,7 +241,9 @@ export class Http {
     }
     // Before the timer: a token request with the same timeoutMs gives up first, with its own error.
     const work = this.#exchange(request, linked, used);
-    const cancelTimer = startTimer(clock, timeoutMs, () => timeout.abort());
+    let settled = false;
+    // Never once settled, even from a clock whose cancel came late: the controller may be kept.
+    const cancelTimer = startTimer(clock, timeoutMs, () => settled || timeout.abort());
     // A test clock (the sandbox's runAll) waits for the answer before it moves time on.
     clock.track?.(work);
     let result: Exchanged<T>;
@@ -249,6 +260,7 @@ export class Http {
         { cause },
       );
     } finally {
+      settled = true;
       cancelTimer();
       unlink?.();
     }
@@ -261,6 +273,15 @@ export class Http {
       });
     }
     const { answer, failure } = result;
+    // Making a controller costs more than the rest of a call's own work: one that nothing holds is kept.
+    if (
+      signal === undefined &&
+      !linked.aborted &&
+      answer.released?.() === true &&
+      this.#spare.length < 16
+    ) {
+      this.#spare.push(timeout);
+    }
     if (failure === undefined) return withResponse(result.data as T, answer);
     const { tokens } = this.#config;
     throw errorFromResponse(
@@ -308,7 +329,10 @@ export class Http {
       });
     }
     if (request.succeeds ? request.succeeds(status) : status >= 200 && status < 300) {
-      return { data: await request.read(answer), answer };
+      const data = request.parse
+        ? request.parse(await answer.text())
+        : ((await request.read?.(answer)) as T);
+      return { data, answer };
     }
     return { answer, failure: await answer.text().catch(() => "") };
   }

@@ -18,6 +18,8 @@ export interface WireAnswer {
   /** Its body streamed when unread (MCP). */
   response(): Response;
   discard(): void;
+  /** True once the wire holds nothing of the request's signal, so it may serve another request. */
+  released?(): boolean;
 }
 
 export type Wire = (request: WireRequest) => Promise<WireAnswer>;
@@ -92,7 +94,8 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
   private abort: ((reason?: Error) => void) | undefined;
   private reason: Error | undefined;
   private resume: (() => void) | undefined;
-  private raw: Record<string, string | string[]> = Object.create(null);
+  // The answer's header lines as undici gives them, decoded when first asked for.
+  private given: Buffer[] = [];
   private all: Headers | undefined;
   private chunks: Buffer[] = [];
   private size = 0;
@@ -127,15 +130,8 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
     if (status < 200) return true;
     this.status = status;
     this.resume = resume;
-    const headers = this.raw;
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = (raw[i] as Buffer).toString("latin1").toLowerCase();
-      const value = (raw[i + 1] as Buffer).toString("latin1");
-      const seen = headers[name];
-      if (seen === undefined) headers[name] = value;
-      else if (typeof seen === "string") headers[name] = [seen, value];
-      else seen.push(value);
-    }
+    // Decoded when asked for: a success is read without its headers.
+    this.given = raw;
     const answer = this.answer;
     this.answer = undefined;
     this.fail = undefined;
@@ -182,20 +178,27 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
     waiting?.reject(error);
   }
 
+  released(): boolean {
+    // Both remove the abort listener; nothing else keeps the signal.
+    return this.done || !!this.failure;
+  }
+
   header(name: string): string | null {
-    const value = this.raw[name];
-    if (value === undefined) return null;
-    return typeof value === "string" ? value : value.join(", ");
+    return this.headers().get(name);
   }
 
   headers(): Headers {
-    this.all ??= new Headers(
-      Object.entries(this.raw).flatMap(([name, value]) =>
-        typeof value === "string"
-          ? [[name, value] as [string, string]]
-          : value.map((v): [string, string] => [name, v]),
-      ),
-    );
+    if (!this.all) {
+      const all = new Headers();
+      const raw = this.given;
+      for (let i = 0; i < raw.length; i += 2) {
+        all.append(
+          (raw[i] as Buffer).toString("latin1"),
+          (raw[i + 1] as Buffer).toString("latin1"),
+        );
+      }
+      this.all = all;
+    }
     return this.all;
   }
 
