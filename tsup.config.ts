@@ -42,6 +42,22 @@ function sharedClasses(toShared: string): Plugin {
   };
 }
 
+/**
+ * The instrumentation (src/core/telemetry.ts, loaded on first use when `@opentelemetry/api` is
+ * installed) gets its own copy of src/core/user-agent.ts, a constant and two pure functions: shared
+ * with the root entry, it would be a chunk of its own that every `import "partner-orders"` loads.
+ */
+const userAgentCopy: Plugin = {
+  name: "user-agent-copy",
+  setup(build) {
+    build.onResolve({ filter: /\/user-agent$/ }, (args) =>
+      args.importer === resolve("src/core/telemetry.ts")
+        ? { path: `${resolve(args.resolveDir, args.path)}.ts`, suffix: "?telemetry" }
+        : undefined,
+    );
+  },
+};
+
 const common: Options = {
   format: ["esm", "cjs"],
   dts: false,
@@ -93,9 +109,9 @@ export default defineConfig([
       ...common,
       entry: { index: source },
       outDir: folder ? `dist/${folder}` : "dist",
-      esbuildPlugins: [sharedClasses(folder ? "../" : "./")],
+      esbuildPlugins: [sharedClasses(folder ? "../" : "./"), userAgentCopy],
     };
   }),
   // The command line is a program, not an entry partners import: all of it in its own file.
-  { ...common, entry: { cli: "src/cli.ts" }, outDir: "dist" },
+  { ...common, entry: { cli: "src/cli.ts" }, outDir: "dist", esbuildPlugins: [userAgentCopy] },
 ]);
