@@ -61,7 +61,7 @@ export async function loadUndici(): Promise<Undici | undefined> {
  * Straight onto the dispatcher: no `undici.request` wrapper, body stream or URL parse on the REST
  * path; web streams only when asked for (MCP). A dispatcher follows no redirect.
  */
-export function undiciWire(_undici: Undici, dispatcher: Dispatcher): Wire {
+export function undiciWire(dispatcher: Dispatcher): Wire {
   return ({ method, url, headers, body, signal }) =>
     new Promise<WireAnswer>((resolve, reject) => {
       const slash = url.indexOf("/", url.indexOf("//") + 2);
@@ -151,9 +151,11 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
     }
     const stream = this.stream;
     if (stream) {
-      // Not paused: a paused legacy handler was never resumed from pull() (a large stream hung).
-      stream.enqueue(chunk);
-      return true;
+      // Resumed, the parser hands on an empty chunk first: queued, it would pause again at once.
+      if (chunk.length > 0) stream.enqueue(chunk);
+      // Paused only with a chunk left queued: a chunk handed straight to a waiting read has
+      // already called pull(), whose resume() came before the pause (a large stream hung).
+      return (stream.desiredSize as number) > 0;
     }
     this.chunks.push(chunk);
     return true;

@@ -1,0 +1,130 @@
+import type { Socket } from "node:net";
+import * as undici from "undici";
+import { describe, expect, it } from "vitest";
+import { undiciWire } from "../../../src/core/http/wire";
+import { deferred, listeners, loopback, turns } from "./loopback";
+
+const server = loopback();
+const { route, get } = server;
+
+/** The wire drops a discarded body up to this size and keeps the connection (wire.ts). */
+const discardLimit = 128 * 1024;
+
+describe("undiciWire: streamed bodies", () => {
+  it("reads a large stream no faster than its reader: the server waits, then all of it arrives", async () => {
+    const total = 64 * 1024 * 1024;
+    let written = 0;
+    const url = route((_req, res) => {
+      res.writeHead(200, { "content-length": String(total) });
+      const block = Buffer.alloc(64 * 1024, 120);
+      const pump = () => {
+        while (written < total) {
+          written += block.length;
+          if (!res.write(block)) return void res.once("drain", pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const reader = ((await get(url)).response().body as ReadableStream<Uint8Array>).getReader();
+    let received = (await reader.read()).value?.length ?? 0;
+    // The reader stops; without backpressure the whole body would arrive and wait in memory.
+    let seen = -1;
+    for (let still = 0; still < 100 && written < total; ) {
+      await new Promise((resolve) => setImmediate(resolve));
+      still = written === seen ? still + 1 : 0;
+      seen = written;
+    }
+    // Socket buffers on loopback hold a few megabytes; the rest waits on the server.
+    expect(written).toBeLessThan(total / 2);
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      received += value.length;
+    }
+    expect(received).toBe(total);
+  });
+});
+
+describe("undiciWire: aborts", () => {
+  it("rejects with the signal's reason when aborted before a connection is open, sending nothing", async () => {
+    let hits = 0;
+    const url = route((_req, res) => {
+      hits++;
+      res.end("ok");
+    });
+    // A pool of its own: no idle connection, so the request waits for one to open.
+    const agent = new undici.Agent();
+    const wire = undiciWire(agent);
+    const send = (signal: AbortSignal) =>
+      wire({ method: "GET", url, headers: {}, body: undefined, signal });
+    try {
+      const controller = new AbortController();
+      const pending = send(controller.signal);
+      const reason = new Error("stop before connecting");
+      controller.abort(reason);
+      await expect(pending).rejects.toBe(reason);
+      expect(listeners(controller.signal)).toBe(0);
+      expect(await (await send(new AbortController().signal)).text()).toBe("ok");
+      expect(hits).toBe(1);
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
+describe("undiciWire: answers", () => {
+  it("refuses a second read as fetch does", async () => {
+    const answer = await get(route((_req, res) => res.end("once")));
+    expect(await answer.text()).toBe("once");
+    await expect(answer.text()).rejects.toThrow(
+      new TypeError("Body is unusable: Body has already been read"),
+    );
+  });
+
+  it.each([205, 304])("gives response() no body for %i", async (status) => {
+    const answer = await get(route((_req, res) => res.writeHead(status).end()));
+    const response = answer.response();
+    expect(response.status).toBe(status);
+    expect(response.body).toBeNull();
+  });
+
+  it("drops a large body on a 205 whose response() is asked for, ending the request", async () => {
+    const closed = deferred();
+    const url = route((_req, res) => {
+      res.writeHead(205, { "content-length": String(64 * 1024 * 1024) });
+      res.write(Buffer.alloc(1024 * 1024));
+      res.on("close", closed.resolve);
+    });
+    const answer = await get(url);
+    expect(answer.response().body).toBeNull();
+    await closed.promise;
+    await expect(answer.text()).rejects.toThrow(TypeError);
+  });
+});
+
+describe("undiciWire: discarded bodies", () => {
+  // A response's "close" also comes when it ends well: only the socket's tells a request ended.
+  it("keeps the connection for a discarded body of exactly the limit", async () => {
+    let socket: Socket | undefined;
+    const url = route((req, res) => {
+      socket = req.socket;
+      res.writeHead(200, { "content-length": String(discardLimit) });
+      res.end(Buffer.alloc(discardLimit));
+    });
+    (await get(url)).discard();
+    await turns(50);
+    expect(socket?.destroyed).toBe(false);
+  });
+
+  it("ends the request when a discarded body passes the limit by one byte", async () => {
+    const closed = deferred();
+    const url = route((req, res) => {
+      req.socket.on("close", closed.resolve);
+      res.writeHead(200, { "content-length": String(discardLimit + 1) });
+      res.write(Buffer.alloc(discardLimit), () => setImmediate(() => res.end("x")));
+    });
+    (await get(url)).discard();
+    await closed.promise;
+  });
+});
