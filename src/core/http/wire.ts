@@ -260,8 +260,8 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
     this.read = true;
     for (const chunk of this.chunks) this.size += chunk.length;
     this.chunks = [];
+    // Only a streamed body pauses the socket: nothing to resume here.
     if (this.size > discardLimit) this.abort?.(new Error("discarded body"));
-    else this.resume?.();
   }
 }
 

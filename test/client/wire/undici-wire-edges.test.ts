@@ -1,4 +1,4 @@
-import type { Socket } from "node:net";
+import { createServer, type Socket } from "node:net";
 import * as undici from "undici";
 import { describe, expect, it } from "vitest";
 import { undiciWire } from "../../../src/core/http/wire";
@@ -73,7 +73,111 @@ describe("undiciWire: aborts", () => {
   });
 });
 
+/** A bare TCP server that answers every request with `raw`, byte for byte. */
+async function rawServer(raw: string) {
+  const tcp = createServer((socket) => {
+    socket.once("data", () => socket.end(raw));
+  });
+  await new Promise<void>((resolve) => tcp.listen(0, "127.0.0.1", resolve));
+  const { port } = tcp.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/raw`,
+    close: () => new Promise((resolve) => tcp.close(resolve)),
+  };
+}
+
+describe("undiciWire: headers", () => {
+  it("joins a header repeated under names of different case", async () => {
+    const raw = await rawServer(
+      "HTTP/1.1 200 OK\r\nX-Tag: one\r\nx-tag: two\r\nX-TAG: three\r\nContent-Length: 2\r\n\r\nok",
+    );
+    try {
+      const answer = await get(raw.url);
+      expect(answer.header("x-tag")).toBe("one, two, three");
+      expect(answer.headers().get("X-Tag")).toBe("one, two, three");
+      expect(await answer.text()).toBe("ok");
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it("rejects an answer with a folded header line rather than guess its value", async () => {
+    const raw = await rawServer(
+      "HTTP/1.1 200 OK\r\nX-Folded: first\r\n  second\r\nContent-Length: 2\r\n\r\nok",
+    );
+    try {
+      await expect(get(raw.url)).rejects.toThrow(/HTTP\/1\.1 protocol/);
+    } finally {
+      await raw.close();
+    }
+  });
+});
+
+describe("undiciWire: redirects and errors", () => {
+  it.each([301, 307, 308])("answers %i as it is and never asks the location", async (status) => {
+    let followed = 0;
+    const target = route((_req, res) => {
+      followed++;
+      res.end("moved here");
+    });
+    const url = route((_req, res) => {
+      res.writeHead(status, { location: target }).end("see elsewhere");
+    });
+    const answer = await server.wire({
+      method: "POST",
+      url,
+      headers: { authorization: "Bearer sekret-token" },
+      body: "{}",
+      signal: new AbortController().signal,
+    });
+    expect(answer.status).toBe(status);
+    expect(answer.header("location")).toBe(target);
+    expect(await answer.text()).toBe("see elsewhere");
+    expect(followed).toBe(0);
+  });
+
+  it("fails a dropped connection with an error that carries none of the request's headers", async () => {
+    const url = route((req) => req.socket.destroy());
+    const error = await server
+      .wire({
+        method: "GET",
+        url,
+        headers: { authorization: "Bearer sekret-token", "x-api-key": "sekret-key" },
+        body: undefined,
+        signal: new AbortController().signal,
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(Error);
+    const seen = JSON.stringify(error, Object.getOwnPropertyNames(error)) + String(error);
+    expect(seen).not.toMatch(/sekret/);
+  });
+});
+
 describe("undiciWire: answers", () => {
+  it("refuses text() once the body was discarded or given to response()", async () => {
+    const rest = deferred();
+    const discarded = await get(
+      route((_req, res) => {
+        res.writeHead(200).write("dropped");
+        void rest.promise.then(() => res.end());
+      }),
+    );
+    discarded.discard();
+    await expect(discarded.text()).rejects.toThrow(TypeError);
+    rest.resolve();
+    const complete = await get(route((_req, res) => res.end("given")));
+    await turns(20);
+    expect(await complete.response().text()).toBe("given");
+    await expect(complete.text()).rejects.toThrow(TypeError);
+    const streaming = await get(route((_req, res) => res.end("streamed")));
+    const response = streaming.response();
+    await expect(streaming.text()).rejects.toThrow(TypeError);
+    expect(await response.text()).toBe("streamed");
+  });
+
   it("refuses a second read as fetch does", async () => {
     const answer = await get(route((_req, res) => res.end("once")));
     expect(await answer.text()).toBe("once");
