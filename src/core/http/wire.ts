@@ -49,12 +49,9 @@ function fromResponse(response: Response): WireAnswer {
 
 type Undici = typeof import("undici");
 
-export async function loadUndici(): Promise<Undici | undefined> {
-  try {
-    return await import("undici");
-  } catch {
-    return undefined;
-  }
+/** undici is an optional peer dependency: undefined when it is not installed. */
+export function loadUndici(): Promise<Undici | undefined> {
+  return import("undici").catch(() => undefined);
 }
 
 /**
@@ -65,21 +62,17 @@ export function undiciWire(dispatcher: Dispatcher): Wire {
   return ({ method, url, headers, body, signal }) =>
     new Promise<WireAnswer>((resolve, reject) => {
       const slash = url.indexOf("/", url.indexOf("//") + 2);
-      const call = new Call(signal, resolve, reject);
-      try {
-        dispatcher.dispatch(
-          {
-            origin: slash < 0 ? url : url.slice(0, slash),
-            path: slash < 0 ? "/" : url.slice(slash),
-            method: method as Dispatcher.HttpMethod,
-            headers,
-            body,
-          },
-          call,
-        );
-      } catch (error) {
-        call.onError(error as Error);
-      }
+      // An undici dispatcher reports any failure, even a closed one's, to the handler's onError.
+      dispatcher.dispatch(
+        {
+          origin: slash === -1 ? url : url.slice(0, slash),
+          path: slash === -1 ? "/" : url.slice(slash),
+          method: method as Dispatcher.HttpMethod,
+          headers,
+          body,
+        },
+        new Call(signal, resolve, reject),
+      );
     });
 }
 
@@ -89,9 +82,11 @@ const discardLimit = 128 * 1024;
 /** One request as a legacy dispatch handler, and then its answer. */
 class Call implements Dispatcher.DispatchHandler, WireAnswer {
   status = 0;
-  private abort: ((reason?: Error) => void) | undefined;
+  // Set before anything that calls them: onConnect comes before onHeaders, onHeaders before the
+  // answer, and so before discard() or a body stream.
+  private abort!: (reason?: Error) => void;
   private reason: Error | undefined;
-  private resume: (() => void) | undefined;
+  private resume!: () => void;
   private raw: Record<string, string | string[]> = Object.create(null);
   private all: Headers | undefined;
   private chunks: Buffer[] = [];
@@ -104,16 +99,18 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
   private waiting: { resolve(text: string): void; reject(error: Error): void } | undefined;
   private stream: ReadableStreamDefaultController<Uint8Array> | undefined;
   private readonly onAbort = () => {
-    this.reason = abortReason(this.signal);
+    this.reason = this.signal.reason;
+    // Not yet connected: onConnect aborts.
     this.abort?.(this.reason);
   };
 
+  /** `answer` and `fail` settle one promise: whichever comes second does nothing. */
   constructor(
     private readonly signal: AbortSignal,
-    private answer: ((answer: WireAnswer) => void) | undefined,
-    private fail: ((error: Error) => void) | undefined,
+    private readonly answer: (answer: WireAnswer) => void,
+    private readonly fail: (error: Error) => void,
   ) {
-    if (signal.aborted) this.reason = abortReason(signal);
+    if (signal.aborted) this.reason = signal.reason;
     else signal.addEventListener("abort", this.onAbort);
   }
 
@@ -123,8 +120,12 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
   }
 
   onHeaders(status: number, raw: Buffer[], resume: () => void): boolean {
-    // 1xx answers (100 Continue, 103 Early Hints) come before the real one.
-    if (status < 200) return true;
+    // 1xx answers (103 Early Hints) come before the real one; undici ignores what they return.
+    if (status >= 200) this.answerWith(status, raw, resume);
+    return true;
+  }
+
+  private answerWith(status: number, raw: Buffer[], resume: () => void): void {
     this.status = status;
     this.resume = resume;
     const headers = this.raw;
@@ -136,17 +137,13 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
       else if (typeof seen === "string") headers[name] = [seen, value];
       else seen.push(value);
     }
-    const answer = this.answer;
-    this.answer = undefined;
-    this.fail = undefined;
-    answer?.(this);
-    return true;
+    this.answer(this);
   }
 
   onData(chunk: Buffer): boolean {
     if (this.dropping) {
       this.size += chunk.length;
-      if (this.size > discardLimit) this.abort?.(new Error("discarded body"));
+      if (this.size > discardLimit) this.abort();
       return true;
     }
     const stream = this.stream;
@@ -171,13 +168,10 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
   }
 
   onError(error: Error): void {
+    // Never after onComplete: undici reports one end per request.
     this.signal.removeEventListener("abort", this.onAbort);
-    if (this.done) return;
     this.failure = error;
-    const fail = this.fail;
-    this.answer = undefined;
-    this.fail = undefined;
-    fail?.(error);
+    this.fail(error);
     this.stream?.error(error);
     const waiting = this.waiting;
     this.waiting = undefined;
@@ -217,9 +211,15 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
   }
 
   private take(): string {
-    const text = Buffer.concat(this.chunks).toString("utf8");
+    return Buffer.concat(this.taken()).toString("utf8");
+  }
+
+  /** The chunks kept so far, no longer held here: each is read or dropped once. */
+  private taken(): Buffer[] {
+    const chunks = this.chunks;
+    // Stryker disable next-line ArrayDeclaration: equivalent, it only lets go of the memory
     this.chunks = [];
-    return text;
+    return chunks;
   }
 
   response(): Response {
@@ -236,17 +236,17 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
     return new Response(
       new ReadableStream<Uint8Array>({
         start: (controller) => {
-          for (const chunk of this.chunks) controller.enqueue(chunk);
-          this.chunks = [];
+          for (const chunk of this.taken()) controller.enqueue(chunk);
           if (this.failure) controller.error(this.failure);
           else this.stream = controller;
         },
         pull: () => {
-          this.resume?.();
+          this.resume();
         },
-        cancel: (reason) => {
+        // The reason stays with the reader; undici ends the request with its own abort error.
+        cancel: () => {
           this.stream = undefined;
-          this.abort?.(reason instanceof Error ? reason : new Error("body cancelled"));
+          this.abort();
         },
       }),
       { status, headers: this.headers() },
@@ -258,13 +258,8 @@ class Call implements Dispatcher.DispatchHandler, WireAnswer {
     if (this.done || this.failure) return;
     this.dropping = true;
     this.read = true;
-    for (const chunk of this.chunks) this.size += chunk.length;
-    this.chunks = [];
+    for (const chunk of this.taken()) this.size += chunk.length;
     // Only a streamed body pauses the socket: nothing to resume here.
-    if (this.size > discardLimit) this.abort?.(new Error("discarded body"));
+    if (this.size > discardLimit) this.abort();
   }
-}
-
-function abortReason(signal: AbortSignal): Error {
-  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
 }

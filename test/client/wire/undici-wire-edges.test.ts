@@ -157,6 +157,42 @@ describe("undiciWire: redirects and errors", () => {
 });
 
 describe("undiciWire: answers", () => {
+  it("keeps the connection for the next request once a body was read", async () => {
+    const first = route((req, res) => res.end(String(req.socket.remotePort)));
+    const answer = await get(first);
+    await turns(20);
+    const port = await answer.text();
+    const second = route((req, res) => res.end(String(req.socket.remotePort)));
+    expect(await (await get(second)).text()).toBe(port);
+  });
+
+  it("gives response() no body while text() is pending, and text() the whole body", async () => {
+    const rest = deferred();
+    const url = route((_req, res) => {
+      res.writeHead(200).write("first;");
+      void rest.promise.then(() => res.end("second"));
+    });
+    const answer = await get(url);
+    const text = answer.text();
+    expect(answer.response().body).toBeNull();
+    rest.resolve();
+    expect(await text).toBe("first;second");
+  });
+
+  it("rejects at once through a pool closed before", async () => {
+    const agent = new undici.Agent();
+    await agent.close();
+    await expect(
+      undiciWire(agent)({
+        method: "GET",
+        url: route((_req, res) => res.end()),
+        headers: {},
+        body: undefined,
+        signal: new AbortController().signal,
+      }),
+    ).rejects.toThrow(undici.errors.ClientDestroyedError);
+  });
+
   it("refuses text() once the body was discarded or given to response()", async () => {
     const rest = deferred();
     const discarded = await get(
@@ -217,6 +253,37 @@ describe("undiciWire: discarded bodies", () => {
       res.end(Buffer.alloc(discardLimit));
     });
     (await get(url)).discard();
+    await turns(50);
+    expect(socket?.destroyed).toBe(false);
+  });
+
+  it("keeps the connection when a small body still arriving is discarded", async () => {
+    let socket: Socket | undefined;
+    const rest = deferred();
+    const url = route((req, res) => {
+      socket = req.socket;
+      res.writeHead(200).write("part");
+      void rest.promise.then(() => res.end("rest"));
+    });
+    (await get(url)).discard();
+    rest.resolve();
+    await turns(50);
+    expect(socket?.destroyed).toBe(false);
+  });
+
+  it("keeps the connection when exactly the limit had arrived before the discard", async () => {
+    let socket: Socket | undefined;
+    const rest = deferred();
+    const url = route((req, res) => {
+      socket = req.socket;
+      // Chunked: the body's end adds no byte.
+      res.writeHead(200).write(Buffer.alloc(discardLimit));
+      void rest.promise.then(() => res.end());
+    });
+    const answer = await get(url);
+    await turns(50);
+    answer.discard();
+    rest.resolve();
     await turns(50);
     expect(socket?.destroyed).toBe(false);
   });
