@@ -208,10 +208,17 @@ describe("undiciWire: answers", () => {
     await turns(20);
     expect(await complete.response().text()).toBe("given");
     await expect(complete.text()).rejects.toThrow(TypeError);
-    const streaming = await get(route((_req, res) => res.end("streamed")));
+    const more = deferred();
+    const streaming = await get(
+      route((_req, res) => {
+        res.writeHead(200).write("streamed;");
+        void more.promise.then(() => res.end("more"));
+      }),
+    );
     const response = streaming.response();
     await expect(streaming.text()).rejects.toThrow(TypeError);
-    expect(await response.text()).toBe("streamed");
+    more.resolve();
+    expect(await response.text()).toBe("streamed;more");
   });
 
   it("refuses a second read as fetch does", async () => {
