@@ -253,7 +253,7 @@ export class MtlsConnection {
 
   readonly request: Wire = async (request) => {
     const prepared = await this.#ready();
-    prepared.wire ??= undiciWire(prepared.undici, prepared.agent);
+    prepared.wire ??= undiciWire(prepared.agent);
     return prepared.wire(request);
   };
 

@@ -24,7 +24,7 @@ export function nodeWire(onlyFetch: boolean): Wire {
     if (current !== loadedFetch || current.name !== "fetch") return viaFetch(request);
     if (chosen) return chosen(request);
     loading ??= loadUndici().then((undici) => {
-      chosen = undici ? undiciWire(undici, new undici.Agent()) : viaFetch;
+      chosen = undici ? undiciWire(new undici.Agent()) : viaFetch;
       return chosen;
     });
     return loading.then((wire) => wire(request));

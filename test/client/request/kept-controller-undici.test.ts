@@ -15,7 +15,7 @@ const server = createServer((_req, res) => {
   held = res;
 });
 const agent = new undici.Agent();
-const wire = undiciWire(undici, agent);
+const wire = undiciWire(agent);
 let url = "";
 
 beforeAll(async () => {

@@ -1,54 +1,9 @@
-import { getEventListeners } from "node:events";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import * as undici from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { undiciWire, type Wire } from "../../../src/core/http/wire";
+import type { IncomingMessage } from "node:http";
+import { describe, expect, it } from "vitest";
+import { deferred, listeners, loopback, turns } from "./loopback";
 
-type Route = (req: IncomingMessage, res: ServerResponse) => void;
-
-const routes = new Map<string, Route>();
-const server = createServer((req, res) => routes.get(req.url ?? "")?.(req, res));
-const agent = new undici.Agent();
-const wire: Wire = undiciWire(undici, agent);
-let base = "";
-
-beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  await agent.close();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
-
-let n = 0;
-function route(handle: Route): string {
-  const path = `/r${++n}?q=${n}`;
-  routes.set(path, handle);
-  return `${base}${path}`;
-}
-
-function get(url: string, signal = new AbortController().signal) {
-  return wire({ method: "GET", url, headers: { accept: "*/*" }, body: undefined, signal });
-}
-
-const listeners = (signal: AbortSignal) => getEventListeners(signal, "abort").length;
-
-/** Event-loop turns (each polls I/O): enough for a loopback socket to move, no wall clock. */
-async function turns(count: number): Promise<void> {
-  for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
-}
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
+const server = loopback();
+const { routes, route, get, wire } = server;
 
 describe("undiciWire on the dispatcher", () => {
   it("sends method, path with query, headers and body", async () => {
@@ -71,7 +26,7 @@ describe("undiciWire on the dispatcher", () => {
     expect(await answer.text()).toBe("ok");
     expect(seen).toEqual({
       method: "POST",
-      url: url.slice(base.length),
+      url: url.slice(server.base.length),
       type: "application/json",
       body: '{"a":1}',
     });
@@ -279,7 +234,7 @@ describe("undiciWire on the dispatcher", () => {
       seen = req.url;
       res.end("root");
     });
-    expect(await (await get(base)).text()).toBe("root");
+    expect(await (await get(server.base)).text()).toBe("root");
     expect(seen).toBe("/");
   });
 
