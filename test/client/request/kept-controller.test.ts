@@ -86,16 +86,7 @@ describe("the timeout controller of a finished attempt", () => {
   });
 
   it("is never aborted by its own timer fired late, by a clock whose cancel does nothing", async () => {
-    const timers: (() => void)[] = [];
-    const clock: Clock = {
-      now: () => 0,
-      monotonic: () => 0,
-      sleep: async () => {},
-      setTimer: (_ms, run) => {
-        timers.push(run);
-        return () => {};
-      },
-    };
+    const { clock, timers } = lateTimers();
     const { wire, signals } = scriptedWire(() => true);
     const layer = http(wire, { clock });
     await layer.request(pingRequest());
@@ -106,16 +97,7 @@ describe("the timeout controller of a finished attempt", () => {
   });
 
   it("is not kept when its timer fired while the answer was being read (a clock's timer run then)", async () => {
-    const timers: (() => void)[] = [];
-    const clock: Clock = {
-      now: () => 0,
-      monotonic: () => 0,
-      sleep: async () => {},
-      setTimer: (_ms, run) => {
-        timers.push(run);
-        return () => {};
-      },
-    };
+    const { clock, timers } = lateTimers();
     const signals: AbortSignal[] = [];
     const wire: Wire = async ({ signal }) => {
       signals.push(signal);
@@ -137,3 +119,18 @@ describe("the timeout controller of a finished attempt", () => {
     expect(signals[1]?.aborted).toBe(false);
   });
 });
+
+/** A clock whose timers run only when the test runs them, and whose cancel does nothing. */
+function lateTimers(): { clock: Clock; timers: (() => void)[] } {
+  const timers: (() => void)[] = [];
+  const clock: Clock = {
+    now: () => 0,
+    monotonic: () => 0,
+    sleep: async () => {},
+    setTimer: (_ms, run) => {
+      timers.push(run);
+      return () => {};
+    },
+  };
+  return { clock, timers };
+}
